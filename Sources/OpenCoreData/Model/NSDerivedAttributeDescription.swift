@@ -1,0 +1,72 @@
+/// An attribute whose value the store computes from other values of the object (for example
+/// `photos.@count` or `name.lowercase:`), kept up to date on save.
+///
+/// For example:
+/// ```swift
+/// let count = NSDerivedAttributeDescription()
+/// count.name = "photoCount"
+/// count.attributeType = .integer64AttributeType
+/// count.derivationExpressionFormat = "photos.@count"
+/// ```
+open class NSDerivedAttributeDescription: NSAttributeDescription, @unchecked Sendable {
+    // @unchecked Sendable: as NSPropertyDescription — mutable only until the model is frozen.
+
+    var _derivationExpressionFormat: String?
+
+    public override init() { super.init() }
+
+    /// The derivation expression in NSExpression format syntax, as the model file stores it.
+    var derivationExpressionFormat: String? {
+        get { _derivationExpressionFormat }
+        set { willMutate("derivationExpression"); _derivationExpressionFormat = newValue }
+    }
+
+    /// Derived attributes are read-only: the store writes them.
+    override var isReadOnlyForHashing: Bool { true }
+
+    open override func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSDerivedAttributeDescription()
+        copyAttributeFields(into: copy)
+        copy._derivationExpressionFormat = _derivationExpressionFormat
+        return copy
+    }
+}
+
+/// An attribute made of several attributes stored together (iOS 17+), such as a point of two doubles.
+///
+/// For example:
+/// ```swift
+/// let location = NSCompositeAttributeDescription()
+/// location.name = "location"
+/// location.elements = [latitude, longitude]
+/// ```
+open class NSCompositeAttributeDescription: NSAttributeDescription, @unchecked Sendable {
+    // @unchecked Sendable: as NSPropertyDescription — mutable only until the model is frozen.
+
+    var _elements: [NSAttributeDescription] = []
+
+    public override init() {
+        super.init()
+        _attributeType = .compositeAttributeType
+    }
+
+    /// The attributes the composite is made of.
+    public var elements: [NSAttributeDescription] {
+        get { _elements }
+        set { willMutate("elements"); _elements = newValue }
+    }
+
+    open override func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSCompositeAttributeDescription()
+        copyAttributeFields(into: copy)
+        copy._elements = _elements.map { $0.copy() as! NSAttributeDescription }
+        return copy
+    }
+}
+
+extension NSDerivedAttributeDescription {
+    /// The text a derived attribute contributes to its version hash: the derivation expression as the model
+    /// file spells it. (Apple hashes the expression's `predicateFormat`; for the simple key-path and function
+    /// expressions models use, the two are the same text.)
+    var derivationExpressionHashText: String? { _derivationExpressionFormat }
+}

@@ -1,0 +1,41 @@
+/// A property whose value is the result of a fetch request, evaluated lazily (a "weak, one-way relationship").
+///
+/// The request's predicate may use `$FETCH_SOURCE` (the object) and `$FETCHED_PROPERTY` (this description).
+///
+/// For example:
+/// ```swift
+/// let recent = NSFetchedPropertyDescription()
+/// recent.name = "recentMoods"
+/// recent.fetchRequestEntityName = "Mood"
+/// recent.fetchRequestPredicateFormat = "date > $FETCH_SOURCE.lastVisit"
+/// ```
+open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Sendable {
+    // @unchecked Sendable: as NSPropertyDescription — mutable only until the model is frozen.
+
+    var _fetchRequestEntityName: String?
+    var _fetchRequestPredicateFormat: String?
+
+    public override init() { super.init() }
+
+    override var kindName: String { "fetched property" }
+
+    /// The name of the entity the fetch request fetches.
+    var fetchRequestEntityName: String? {
+        get { _fetchRequestEntityName }
+        set { willMutate("fetchRequest"); _fetchRequestEntityName = newValue }
+    }
+
+    /// The fetch request's predicate in format-string syntax, as the model file stores it.
+    var fetchRequestPredicateFormat: String? {
+        get { _fetchRequestPredicateFormat }
+        set { willMutate("fetchRequest"); _fetchRequestPredicateFormat = newValue }
+    }
+
+    open override func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSFetchedPropertyDescription()
+        copyBaseFields(into: copy)
+        copy._fetchRequestEntityName = _fetchRequestEntityName
+        copy._fetchRequestPredicateFormat = _fetchRequestPredicateFormat
+        return copy
+    }
+}
