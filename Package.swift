@@ -40,7 +40,8 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenCoreDataTests",
-            dependencies: ["OpenCoreData", "CSQLite"]
+            dependencies: ["OpenCoreData", "CSQLite"],
+            resources: [.copy("Resources/Library.xcdatamodeld")]
         ),
     ],
     swiftLanguageModes: [.v6]
