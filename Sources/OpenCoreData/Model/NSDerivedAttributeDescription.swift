@@ -6,7 +6,7 @@
 /// let count = NSDerivedAttributeDescription()
 /// count.name = "photoCount"
 /// count.attributeType = .integer64AttributeType
-/// count.derivationExpressionFormat = "photos.@count"
+/// count.derivationExpression = NSExpression(format: "photos.@count")
 /// ```
 open class NSDerivedAttributeDescription: NSAttributeDescription, @unchecked Sendable {
     // @unchecked Sendable: as NSPropertyDescription — mutable only until the model is frozen.
@@ -15,7 +15,7 @@ open class NSDerivedAttributeDescription: NSAttributeDescription, @unchecked Sen
 
     public override init() { super.init() }
 
-    /// The derivation expression in NSExpression format syntax, as the model file stores it.
+    /// The derivation expression in NSExpression format syntax.
     var derivationExpressionFormat: String? {
         get { _derivationExpressionFormat }
         set { willMutate("derivationExpression"); _derivationExpressionFormat = newValue }
@@ -65,8 +65,6 @@ open class NSCompositeAttributeDescription: NSAttributeDescription, @unchecked S
 }
 
 extension NSDerivedAttributeDescription {
-    /// The text a derived attribute contributes to its version hash: the derivation expression as the model
-    /// file spells it. (Apple hashes the expression's `predicateFormat`; for the simple key-path and function
-    /// expressions models use, the two are the same text.)
-    var derivationExpressionHashText: String? { _derivationExpressionFormat }
+    /// The text a derived attribute contributes to its version hash: its expression's `predicateFormat`.
+    var derivationExpressionHashText: String? { derivationExpression?.description ?? _derivationExpressionFormat }
 }

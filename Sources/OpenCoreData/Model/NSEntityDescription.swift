@@ -29,6 +29,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
 
     let propertiesByNameCache = FrozenCache<[String: NSPropertyDescription]>()
     let hashCache = FrozenCache<Data>()
+    let layoutCache = FrozenCache<EntityLayout>()
 
     public override init() { super.init() }
 

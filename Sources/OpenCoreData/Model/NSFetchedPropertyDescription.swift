@@ -6,8 +6,9 @@
 /// ```swift
 /// let recent = NSFetchedPropertyDescription()
 /// recent.name = "recentMoods"
-/// recent.fetchRequestEntityName = "Mood"
-/// recent.fetchRequestPredicateFormat = "date > $FETCH_SOURCE.lastVisit"
+/// let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Mood")
+/// request.predicate = NSPredicate(format: "date > $FETCH_SOURCE.lastVisit")
+/// recent.fetchRequest = request
 /// ```
 open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Sendable {
     // @unchecked Sendable: as NSPropertyDescription — mutable only until the model is frozen.

@@ -150,9 +150,12 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
 /// a message) reported when it does not. Xcode's model compiler turns the model editor's minimum, maximum and
 /// regular-expression settings into such rules.
 struct ValidationRule: @unchecked Sendable {
-    // @unchecked Sendable: `warning` holds an NSNumber or a String, both immutable.
-    /// The predicate in format-string syntax, with `SELF` the value being validated.
-    var predicateFormat: String
+    // @unchecked Sendable: `warning` holds an NSNumber or a String, both immutable; predicates are immutable.
+    /// The predicate, with `SELF` the value being validated.
+    var predicate: NSPredicate
     /// An error code (`NSNumber`) or a message (`String`).
     var warning: Any
+
+    /// The predicate in format-string syntax.
+    var predicateFormat: String { predicate.predicateFormat }
 }

@@ -195,7 +195,14 @@ extension NSManagedObjectModel {
     /// ```
     public class func mergedModel(from bundles: [Bundle]?) -> NSManagedObjectModel? {
         let directories = bundles.map { $0.compactMap(\.resourceURL) } ?? ModelPackage.defaultSearchDirectories()
-        let models = directories.flatMap(ModelPackage.modelURLs(in:)).compactMap { NSManagedObjectModel(contentsOf: $0) }
+        var models: [NSManagedObjectModel] = []
+        var seen = Set<[String: Data]>()
+        for url in directories.flatMap(ModelPackage.modelURLs(in:)) {
+            // The same model can sit in several resource folders (SwiftPM copies a test target's resources
+            // for its tools too): identical models are merged once.
+            guard let model = NSManagedObjectModel(contentsOf: url), seen.insert(model.entityVersionHashesByName).inserted else { continue }
+            models.append(model)
+        }
         guard !models.isEmpty else { return nil }
         return NSManagedObjectModel(byMerging: models)
     }

@@ -138,6 +138,11 @@ struct XCDataModelReader {
             guard let expression = element["derivationExpression"], !expression.isEmpty else {
                 throw ModelFileError.make(url, element: what, line: element.line, "a derived attribute needs a derivationExpression")
             }
+            do {
+                _ = try NSExpression(validatingFormat: expression, argumentArray: nil)
+            } catch {
+                throw ModelFileError.make(url, element: what, line: element.line, "derivationExpression '\(expression)' is not a valid expression: \(error.localizedDescription)")
+            }
             derived._derivationExpressionFormat = expression
             attribute = derived
         } else if type == .compositeAttributeType {
@@ -230,35 +235,45 @@ struct XCDataModelReader {
     /// `SELF MATCHES regex`, dates `SELF >= CAST(min, "NSDate")` / `SELF <= CAST(max, "NSDate")`.
     private func validationRules(_ element: Element, type: NSAttributeType, what: String) throws -> [ValidationRule] {
         var rules: [ValidationRule] = []
-        func number(_ key: String) throws -> String? {
+        func number(_ key: String) throws -> NSNumber? {
             guard let text = element[key]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-            guard Double(text) != nil else {
+            if let integer = Int64(text) { return NSNumber(value: integer) }
+            guard let double = Double(text) else {
                 throw ModelFileError.make(url, element: what, line: element.line, "\(key) '\(text)' is not a number")
             }
-            return text
+            return NSNumber(value: double)
         }
+        func rule(_ left: NSExpression, _ type: NSComparisonPredicate.Operator, _ constant: Any, _ code: Int) -> ValidationRule {
+            let predicate = NSComparisonPredicate(leftExpression: left, rightExpression: NSExpression(forConstantValue: constant),
+                                                  modifier: .direct, type: type, options: [])
+            return ValidationRule(predicate: predicate, warning: NSNumber(value: code))
+        }
+        let value = NSExpression.expressionForEvaluatedObject()
+        let length = NSExpression(forKeyPath: "length")
         switch type {
         case _ where type.isNumeric && type != .booleanAttributeType:
-            if let min = try number("minValueString") { rules.append(ValidationRule(predicateFormat: "SELF >= \(min)", warning: NSNumber(value: NSValidationNumberTooSmallError))) }
-            if let max = try number("maxValueString") { rules.append(ValidationRule(predicateFormat: "SELF <= \(max)", warning: NSNumber(value: NSValidationNumberTooLargeError))) }
+            if let min = try number("minValueString") { rules.append(rule(value, .greaterThanOrEqualTo, min, NSValidationNumberTooSmallError)) }
+            if let max = try number("maxValueString") { rules.append(rule(value, .lessThanOrEqualTo, max, NSValidationNumberTooLargeError)) }
         case .stringAttributeType:
-            if let min = try number("minValueString") { rules.append(ValidationRule(predicateFormat: "length >= \(min)", warning: NSNumber(value: NSValidationStringTooShortError))) }
-            if let max = try number("maxValueString") { rules.append(ValidationRule(predicateFormat: "length <= \(max)", warning: NSNumber(value: NSValidationStringTooLongError))) }
+            if let min = try number("minValueString") { rules.append(rule(length, .greaterThanOrEqualTo, min, NSValidationStringTooShortError)) }
+            if let max = try number("maxValueString") { rules.append(rule(length, .lessThanOrEqualTo, max, NSValidationStringTooLongError)) }
             if let pattern = element["regularExpressionString"], !pattern.isEmpty {
-                rules.append(ValidationRule(predicateFormat: "SELF MATCHES \(Self.quoted(pattern))", warning: NSNumber(value: NSValidationStringPatternMatchingError)))
+                if (try? NSRegularExpression(pattern: pattern)) == nil {
+                    throw ModelFileError.make(url, element: what, line: element.line, "regularExpressionString '\(pattern)' is not a valid regular expression")
+                }
+                rules.append(rule(value, .matches, pattern, NSValidationStringPatternMatchingError))
             }
         case .dateAttributeType:
-            if let min = try number("minDateTimeInterval") { rules.append(ValidationRule(predicateFormat: "SELF >= CAST(\(min), \"NSDate\")", warning: NSNumber(value: NSValidationDateTooSoonError))) }
-            if let max = try number("maxDateTimeInterval") { rules.append(ValidationRule(predicateFormat: "SELF <= CAST(\(max), \"NSDate\")", warning: NSNumber(value: NSValidationDateTooLateError))) }
+            if let min = try number("minDateTimeInterval") {
+                rules.append(rule(value, .greaterThanOrEqualTo, Date(timeIntervalSinceReferenceDate: min.doubleValue), NSValidationDateTooSoonError))
+            }
+            if let max = try number("maxDateTimeInterval") {
+                rules.append(rule(value, .lessThanOrEqualTo, Date(timeIntervalSinceReferenceDate: max.doubleValue), NSValidationDateTooLateError))
+            }
         default:
             break
         }
         return rules
-    }
-
-    /// `text` as a double-quoted predicate string literal.
-    static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     // MARK: Relationships and fetched properties
@@ -315,7 +330,7 @@ struct XCDataModelReader {
         property._userInfo = readUserInfo(element)
         if let request = element.child(named: "fetchRequest") {
             property._fetchRequestEntityName = request["entity"]
-            property._fetchRequestPredicateFormat = request["predicateString"]
+            property._fetchRequestPredicateFormat = try checkedPredicate(request["predicateString"], what: what, line: request.line)
         }
         return property
     }
@@ -432,7 +447,8 @@ struct XCDataModelReader {
         for attribute in element.attributes where !["name", "entity", "predicateString"].contains(attribute.name) {
             settings[attribute.name] = attribute.value
         }
-        return (name, FetchRequestTemplate(entityName: entityName, predicateFormat: element["predicateString"], settings: settings))
+        let predicate = try checkedPredicate(element["predicateString"], what: "fetch request template '\(name)'", line: element.line)
+        return (name, FetchRequestTemplate(entityName: entityName, predicateFormat: predicate, settings: settings))
     }
 
     private func readConfiguration(_ element: Element, byName: [String: NSEntityDescription]) throws -> (name: String, entityNames: [String]) {
@@ -444,6 +460,17 @@ struct XCDataModelReader {
             throw ModelFileError.make(url, element: "configuration '\(name)'", line: element.line, "unknown member entity '\(member)'")
         }
         return (name, members)
+    }
+
+    /// A predicate string, checked to parse (model files must not carry malformed predicates).
+    private func checkedPredicate(_ text: String?, what: String, line: Int) throws -> String? {
+        guard let text, !text.isEmpty else { return nil }
+        do {
+            _ = try NSPredicate(validatingFormat: text, argumentArray: nil)
+        } catch {
+            throw ModelFileError.make(url, element: what, line: line, "predicateString '\(text)' is not a valid predicate: \(error.localizedDescription)")
+        }
+        return text
     }
 
     // MARK: Scalars

@@ -340,6 +340,10 @@ struct PredicateParser {
                 case .collectionOperator(let name):
                     advance()
                     expression = Self.appendingKey(name, to: expression)
+                case .keyPathArgument(let path):
+                    // `$FETCH_SOURCE.%K`: a %K argument continues the key path.
+                    advance()
+                    expression = Self.appendingKey(path, to: expression)
                 case .variable:
                     // `$a.$b`: a key path whose key is the value of a variable.
                     let key = try parsePrimary()

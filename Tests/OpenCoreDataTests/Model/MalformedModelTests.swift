@@ -101,6 +101,13 @@ import Testing
         Self.expectCoreDataError(try Self.error(loading: nul), mentions: ["NUL"])
     }
 
+    @Test func malformedPredicatesInModelFiles() throws {
+        let template = Self.valid.replacingOccurrences(of: "</model>", with: #"<fetchRequest name="Broken" entity="Mood" predicateString="date &gt;&gt; 3"/></model>"#)
+        Self.expectCoreDataError(try Self.error(loading: template), mentions: ["fetch request template 'Broken'", "not a valid predicate"])
+        let derived = Self.valid.replacingOccurrences(of: #"<attribute name="date" attributeType="Date"/>"#, with: #"<attribute name="date" attributeType="Date"/><attribute name="n" optional="YES" attributeType="Integer 64" derived="YES" derivationExpression="country.(("/>"#)
+        Self.expectCoreDataError(try Self.error(loading: derived), mentions: ["attribute 'n' of entity 'Mood'", "not a valid expression"])
+    }
+
     @Test func randomBytesNeverCrash() throws {
         var generator = SeededGenerator(seed: 42)
         let base = Array(Self.valid.utf8)

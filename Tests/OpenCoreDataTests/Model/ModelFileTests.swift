@@ -58,7 +58,7 @@ import Testing
         #expect(name._validationRules.map(\.predicateFormat) == ["length >= 1", "length <= 200", #"SELF MATCHES "[A-Z].*\\d?""#])
         #expect(name._validationRules.map { ($0.warning as? NSNumber)?.intValue } == [NSValidationStringTooShortError, NSValidationStringTooLongError, NSValidationStringPatternMatchingError])
         let born = try #require(author.attributesByName["born"])
-        #expect(born._validationRules.map(\.predicateFormat) == [#"SELF >= CAST(-3155673600, "NSDate")"#, #"SELF <= CAST(978307200, "NSDate")"#])
+        #expect(born._validationRules.map(\.predicateFormat) == [#"SELF >= CAST(-3155673600.000000, "NSDate")"#, #"SELF <= CAST(978307200.000000, "NSDate")"#])
         #expect(born._validationRules.map { ($0.warning as? NSNumber)?.intValue } == [NSValidationDateTooSoonError, NSValidationDateTooLateError])
         let rating = try #require(model.entitiesByName["Book"]?.attributesByName["rating"])
         #expect(rating._validationRules.map(\.predicateFormat) == ["SELF >= 0", "SELF <= 5"])
