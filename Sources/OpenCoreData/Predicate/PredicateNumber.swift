@@ -59,7 +59,7 @@ enum PredicateNumber: CustomStringConvertible {
         case .int(let v): return Double(v)
         case .uint(let v): return Double(v)
         case .double(let v): return v
-        case .decimal(let v): return NSDecimalNumber(decimal: v).doubleValue
+        case .decimal(let v): return DecimalConversion.double(v)
         }
     }
 
@@ -67,7 +67,7 @@ enum PredicateNumber: CustomStringConvertible {
         switch self {
         case .int(let v): return Decimal(v)
         case .uint(let v): return Decimal(v)
-        case .double(let v): return Decimal(v)
+        case .double(let v): return DecimalConversion.decimal(v)
         case .decimal(let v): return v
         }
     }
@@ -79,7 +79,7 @@ enum PredicateNumber: CustomStringConvertible {
         case .uint(let v): return Int64(exactly: v) ?? Int64(truncatingIfNeeded: v)
         case .double(let v): return v.isFinite && v.rounded(.towardZero) == v ? Int64(exactly: v) : nil
         case .decimal(let v):
-            let d = NSDecimalNumber(decimal: v).doubleValue
+            let d = DecimalConversion.double(v)
             return d.rounded(.towardZero) == d ? Int64(exactly: d) : nil
         }
     }

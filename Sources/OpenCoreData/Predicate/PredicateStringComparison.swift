@@ -9,7 +9,9 @@ import Foundation
 /// `.diacriticInsensitive` while the decomposed spellings lose them). This type implements the documented semantics
 /// deterministically, from the Unicode data built into the Swift standard library:
 ///
-/// 1. Canonical decomposition (NFD), so canonically equivalent strings are equal (`"é" == "e\u{301}"`).
+/// 0. Without `[c]` or `[d]`, strings compare literally: scalar by scalar as stored (`"é" != "e\u{301}"`), as
+///    `NSString.isEqual(_:)` and SQLite stores do; the order is that of the UTF-8 bytes.
+/// 1. With `[c]` or `[d]`, canonical decomposition (NFD) first, so canonically equivalent strings are equal.
 /// 2. `[c]`: full Unicode case folding (`ß` and `ẞ` → `ss`, `ﬁ` → `fi`, `ς` → `σ`, `ǅ` → `ǆ`, `İ` → `i̇`; dotless
 ///    `ı` has no folding and stays distinct from `I` and `i`).
 /// 3. `[d]`: removal of every nonspacing or enclosing mark (General_Category Mn or Me) after decomposition
@@ -64,7 +66,7 @@ public enum PredicateStringComparison {
     /// PredicateStringComparison.equal("Québec", "quebec", options: [.caseInsensitive, .diacriticInsensitive]) // true
     /// ```
     public static func equal(_ lhs: String, _ rhs: String, options: NSComparisonPredicate.Options) -> Bool {
-        if options.isEmpty { return lhs == rhs }
+        if options.isEmpty { return lhs.unicodeScalars.elementsEqual(rhs.unicodeScalars) }
         return compare(lhs, rhs, options: options) == .orderedSame
     }
 
@@ -127,7 +129,11 @@ public enum PredicateStringComparison {
 
     /// The folded scalars (see the type's documentation).
     static func foldedScalars(_ string: String, options: NSComparisonPredicate.Options) -> [Unicode.Scalar] {
-        if options.contains(.normalized) { return Array(string.unicodeScalars) }
+        // Without [c] or [d] the comparison is literal, scalar by scalar as stored — the order of UTF-8 bytes, which
+        // is how SQLite stores compare (`=`, `<`, `ORDER BY`), so every store agrees.
+        if options.contains(.normalized) || options.isDisjoint(with: [.caseInsensitive, .diacriticInsensitive]) {
+            return Array(string.unicodeScalars)
+        }
         if string.unicodeScalars.allSatisfy({ $0.isASCII }) {
             // Fast path: ASCII has no decompositions or marks, and its case folding is lowercasing.
             guard options.contains(.caseInsensitive) else { return Array(string.unicodeScalars) }
