@@ -11,6 +11,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // The platform's SQLite (libsqlite3-dev on Debian/Ubuntu).
@@ -30,7 +31,7 @@ let package = Package(
         // The library: `import OpenCoreData` where Apple platforms `import CoreData`.
         .target(
             name: "OpenCoreData",
-            dependencies: ["CSQLite", "OpenCoreDataMacros"]
+            dependencies: ["CSQLite", "OpenCoreDataMacros", .product(name: "Logging", package: "swift-log")]
         ),
         // The objc.io Moody app as a terminal program.
         .executableTarget(
@@ -40,8 +41,17 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenCoreDataTests",
-            dependencies: ["OpenCoreData", "CSQLite"],
+            dependencies: ["OpenCoreData", "CSQLite", .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Resources/Library.xcdatamodeld")]
+        ),
+        // Expansion and diagnostic tests of the @Managed macros.
+        .testTarget(
+            name: "OpenCoreDataMacrosTests",
+            dependencies: [
+                "OpenCoreDataMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
