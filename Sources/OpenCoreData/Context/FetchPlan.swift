@@ -1,0 +1,185 @@
+/// How a context runs one fetch request: ask the stores, then merge the context's unsaved changes (when
+/// `includesPendingChanges`), sort and limit in memory if the merge changed anything, and build the results in
+/// the requested form.
+struct FetchPlan {
+    let context: NSManagedObjectContext
+    let coordinator: NSPersistentStoreCoordinator
+    let entity: NSEntityDescription
+    let predicate: NSPredicate?
+    let sortDescriptors: [NSSortDescriptor]
+    let fetchLimit: Int
+    let fetchOffset: Int
+    let includesSubentities: Bool
+    let includesPendingChanges: Bool
+    let returnsObjectsAsFaults: Bool
+    let includesPropertyValues: Bool
+    let shouldRefreshRefetchedObjects: Bool
+    let resultType: NSFetchRequestResultType
+    let propertiesToFetch: [Any]?
+    let returnsDistinctResults: Bool
+
+    init<T>(request: NSFetchRequest<T>, context: NSManagedObjectContext) throws {
+        guard let coordinator = context.persistentStoreCoordinator else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "The context has no persistent store coordinator, so it cannot fetch.")
+        }
+        let model = coordinator.managedObjectModel
+        guard let entity = request.entity.flatMap({ $0.owningModel === model ? $0 : model.entitiesByName[$0.name ?? ""] })
+            ?? request.entityName.flatMap({ model.entitiesByName[$0] })
+        else {
+            throw CoreDataError.make(NSCoreDataError, "The fetch request has no entity, or its entity '\(request.entityName ?? "")' is not in the coordinator's model.")
+        }
+        self.context = context
+        self.coordinator = coordinator
+        self.entity = entity
+        predicate = request.predicate
+        sortDescriptors = request.sortDescriptors ?? []
+        fetchLimit = max(0, request.fetchLimit)
+        fetchOffset = max(0, request.fetchOffset)
+        includesSubentities = request.includesSubentities
+        includesPendingChanges = request.includesPendingChanges
+        returnsObjectsAsFaults = request.returnsObjectsAsFaults
+        includesPropertyValues = request.includesPropertyValues
+        shouldRefreshRefetchedObjects = request.shouldRefreshRefetchedObjects
+        resultType = request.resultType
+        propertiesToFetch = request.propertiesToFetch
+        returnsDistinctResults = request.returnsDistinctResults
+        try FetchKeyPathValidation.validate(predicate: predicate, sortDescriptors: sortDescriptors, entity: entity)
+    }
+
+    /// Whether an object belongs to the fetched entity.
+    func matchesEntity(_ object: NSManagedObject) -> Bool {
+        includesSubentities ? object.entity.isKindOf(entity: entity) : object.entity === entity
+    }
+
+    /// The context's changed objects that may affect the result.
+    private func pendingObjects() -> (changed: [NSManagedObject], deleted: Set<NSManagedObject>) {
+        guard includesPendingChanges else { return ([], []) }
+        context.processPendingChangesInternal()
+        let changed = (context.insertedSet.array + context.updatedSet.array).filter { !$0._isDeleted && matchesEntity($0) }
+        let deleted = Set(context.deletedSet.array.filter { matchesEntity($0) })
+        return (changed, deleted)
+    }
+
+    /// The predicate a store evaluates: managed objects replaced by their IDs.
+    private var storePredicate: NSPredicate? {
+        predicate.map { PredicateRewriting.rewrite($0) { ($0 as? NSManagedObject)?.objectID ?? $0 } }
+    }
+
+    /// The predicate evaluated on managed objects in memory: object IDs replaced by the context's objects.
+    private var memoryPredicate: NSPredicate? {
+        predicate.map { predicate in
+            PredicateRewriting.rewrite(predicate) { value in
+                if let objectID = value as? NSManagedObjectID { return context.object(with: objectID) }
+                return value
+            }
+        }
+    }
+
+    /// Fetches from the stores.
+    private func storeResults(limitInStore: Bool, countOnly: Bool) throws -> [(NSManagedObjectID, ObjectSnapshot?)] {
+        var results: [(NSManagedObjectID, ObjectSnapshot?)] = []
+        let request = StoreFetchRequest(
+            entity: entity, includesSubentities: includesSubentities, predicate: storePredicate, sortDescriptors: sortDescriptors,
+            fetchLimit: limitInStore ? fetchLimit : 0, fetchOffset: limitInStore ? fetchOffset : 0,
+            wantsSnapshots: !countOnly, countOnly: false)
+        for store in stores() {
+            let result = try coordinator.withLock { try store.fetch(request) }
+            for (index, objectID) in result.objectIDs.enumerated() {
+                results.append((objectID, result.snapshots?[index]))
+            }
+        }
+        return results
+    }
+
+    /// The stores that hold the entity.
+    private func stores() -> [FetchingStore] {
+        let model = coordinator.managedObjectModel
+        return coordinator.persistentStores.compactMap { $0 as? FetchingStore }.filter { store in
+            let members = model.entities(forConfigurationName: store.configurationName) ?? []
+            return members.contains { $0 === entity || entity.isKindOf(entity: $0) || $0.isKindOf(entity: entity) }
+        }
+    }
+
+    /// The matching objects, in order, limited.
+    func matchingObjects() throws -> [NSManagedObject] {
+        let (changed, deleted) = pendingObjects()
+        let merging = !changed.isEmpty || !deleted.isEmpty
+        let multipleStores = stores().count > 1
+        let rows = try storeResults(limitInStore: !merging && !multipleStores, countOnly: false)
+        let inMemoryPredicate = merging ? memoryPredicate : nil
+        var objects: [NSManagedObject] = []
+        var included = Set<ObjectIdentifier>()
+        for (objectID, snapshot) in rows {
+            if let snapshot { coordinator.rowCache.store(snapshot, for: objectID) }
+            let object = context.object(with: objectID)
+            if deleted.contains(object) { continue }
+            if merging, object.hasChanges, !object._isFault {
+                guard try matchesInMemory(object, inMemoryPredicate) else { continue }
+            }
+            if shouldRefreshRefetchedObjects, !object._isFault, !object.hasChanges, let snapshot {
+                object.apply(snapshot)
+                context.eventChanges.refreshed.insert(object)
+            }
+            if included.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
+        }
+        if merging {
+            for object in changed where !included.contains(ObjectIdentifier(object)) {
+                if try matchesInMemory(object, inMemoryPredicate) {
+                    included.insert(ObjectIdentifier(object))
+                    objects.append(object)
+                }
+            }
+        }
+        if merging || multipleStores {
+            if !sortDescriptors.isEmpty { objects = try sortInMemory(objects) }
+            if fetchOffset > 0 { objects = Array(objects.dropFirst(fetchOffset)) }
+            if fetchLimit > 0 { objects = Array(objects.prefix(fetchLimit)) }
+        }
+        return objects
+    }
+
+    private func matchesInMemory(_ object: NSManagedObject, _ predicate: NSPredicate?) throws -> Bool {
+        guard let predicate else { return true }
+        return try predicate.evaluateThrowing(with: object)
+    }
+
+    private func sortInMemory(_ objects: [NSManagedObject]) throws -> [NSManagedObject] {
+        try NSSortDescriptor.sorted(objects, using: sortDescriptors)
+    }
+
+    /// The results in the requested form.
+    func results() throws -> [Any] {
+        if resultType.contains(.countResultType) { return [NSNumber(value: try count())] }
+        let objects = try matchingObjects()
+        if resultType.contains(.managedObjectIDResultType) { return objects.map(\.objectID) }
+        if resultType.contains(.dictionaryResultType) { return try dictionaries(for: objects) }
+        if !returnsObjectsAsFaults && includesPropertyValues {
+            for object in objects where object._isFault { context.fireFault(object) }
+        }
+        return objects
+    }
+
+    /// The number of matching objects.
+    func count() throws -> Int {
+        try matchingObjects().count
+    }
+
+    /// Dictionary results: the requested properties (all attributes when none are named) by name.
+    private func dictionaries(for objects: [NSManagedObject]) throws -> [Any] {
+        let keys: [String] = (propertiesToFetch ?? entity.properties.filter { $0 is NSAttributeDescription && !$0.isTransient })
+            .compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name }
+        var seen = Set<NSDictionary>()
+        var results: [Any] = []
+        for object in objects {
+            let dictionary = NSMutableDictionary()
+            for key in keys {
+                var value = object.value(forKeyPath: key)
+                if let related = value as? NSManagedObject { value = related.objectID }
+                if let value, !(value is NSNull) { dictionary[key] = value }
+            }
+            if returnsDistinctResults && !seen.insert(dictionary).inserted { continue }
+            results.append(dictionary)
+        }
+        return results
+    }
+}

@@ -1,0 +1,99 @@
+/// How the built-in merge policies change objects to resolve conflicts (Apple's documented semantics).
+enum MergeResolution {
+    /// Resolves an optimistic-locking conflict: afterwards the object's committed snapshot is the store's row,
+    /// so the retried save expects the store's version.
+    static func resolve(_ conflict: NSMergeConflict, policy: NSMergePolicyType) {
+        let object = conflict.sourceObject
+        guard let context = object._context else { return }
+        guard let persisted = conflict.persistedRow else {
+            // The row was deleted in the store: the deletion wins; the object's changes are dropped.
+            context.forgetChangesAndDelete(object)
+            return
+        }
+        let committed = object.committedSnapshot ?? persisted
+        switch policy {
+        case .errorMergePolicyType:
+            return
+        case .rollbackMergePolicyType:
+            context.revert(object, to: persisted)
+            return
+        case .overwriteMergePolicyType:
+            break
+        case .mergeByPropertyStoreTrumpMergePolicyType, .mergeByPropertyObjectTrumpMergePolicyType:
+            let storeWins = policy == .mergeByPropertyStoreTrumpMergePolicyType
+            for index in object.attributeValues.indices where !object.layout.attributes[index].isTransient {
+                let attribute = object.layout.attributes[index]
+                let current = attribute.attributeType == .transformableAttributeType
+                    ? TransformableValues.storedValue(from: object.transformedValues[index], attribute: attribute)
+                    : object.attributeValues[index]
+                let storeChanged = persisted.attributes[index] != committed.attributes[index]
+                let weChanged = current != committed.attributes[index]
+                if storeChanged && (storeWins || !weChanged) {
+                    object.attributeValues[index] = persisted.attributes[index]
+                    object.transformedValues[index] = nil
+                }
+            }
+            for index in object.toOneValues.indices {
+                let current = object.toOneID(at: index)
+                let storeChanged = persisted.toOne[index] != committed.toOne[index]
+                let weChanged = current != committed.toOne[index]
+                if storeChanged && (storeWins || !weChanged) {
+                    let relationship = object.layout.toOneRelationships[index]
+                    let old = object.resolveToOne(at: index)
+                    let new = persisted.toOne[index].map { context.object(with: $0) }
+                    object.toOneValues[index] = new.map { .object($0) } ?? .none
+                    if let old { GraphMaintenance.unlink(object, relationship, old) }
+                    if let new { GraphMaintenance.link(object, relationship, new) }
+                }
+            }
+        }
+        object.committedSnapshot = persisted
+        context.persistentStoreCoordinator?.rowCache.store(persisted, for: object.objectID)
+        object.awake(fromSnapshotEvents: .mergePolicy)
+    }
+
+    /// Resolves a uniqueness-constraint conflict: the object-trump and overwrite policies merge the saved
+    /// object's values into the stored object (an "upsert") and drop the duplicate; the store-trump and rollback
+    /// policies keep the stored object and drop the saved duplicates' changes.
+    static func resolve(_ conflict: NSConstraintConflict, policy: NSMergePolicyType) {
+        guard let context = conflict.conflictingObjects.first?._context else { return }
+        let savedWins = policy == .mergeByPropertyObjectTrumpMergePolicyType || policy == .overwriteMergePolicyType
+        var survivor = conflict.databaseObject
+        for object in conflict.conflictingObjects {
+            guard object._isInserted else {
+                // An updated object collides with another row.
+                if savedWins, let other = survivor, other !== object {
+                    context.delete(other)
+                    context.propagateDeletes()
+                    survivor = object
+                } else if !savedWins, let committed = object.committedSnapshot {
+                    context.revert(object, to: committed)
+                }
+                continue
+            }
+            guard let target = survivor else {
+                survivor = object
+                continue
+            }
+            if savedWins {
+                let values = policy == .overwriteMergePolicyType ? object.allPersistentValues() : object.changedValues()
+                for (key, value) in values where !(object.entity.propertiesByName[key]?.isTransient ?? true) {
+                    guard target.entity.propertiesByName[key] != nil else { continue }
+                    target.setValue(value is NSNull ? nil : value, forKey: key)
+                }
+            }
+            context.discardInsertedDuplicate(object)
+        }
+    }
+}
+
+extension NSManagedObject {
+    /// Every persistent property value (nil as NSNull).
+    func allPersistentValues() -> [String: Any] {
+        var values: [String: Any] = [:]
+        for property in entity.properties where !property.isTransient && !(property is NSFetchedPropertyDescription) {
+            values[property.name] = value(forKey: property.name) ?? NSNull()
+        }
+        return values
+    }
+}

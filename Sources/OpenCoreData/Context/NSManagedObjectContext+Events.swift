@@ -1,0 +1,97 @@
+extension NSManagedObjectContext {
+    /// Whether a `perform`/`performAndWait` block is running.
+    var isInsideEvent: Bool { eventDepth > 0 }
+
+    /// Ends the current event: applies delete rules, posts `ObjectsDidChange`, closes the undo group.
+    func endEvent() {
+        processPendingChangesInternal()
+    }
+
+    /// Applies pending delete rules and posts `NSManagedObjectContextObjectsDidChange` for the changes of the
+    /// current event; closes the undo manager's event group. Contexts do this at the end of every event; call it
+    /// to force it now.
+    ///
+    /// For example:
+    /// ```swift
+    /// context.delete(mood)
+    /// context.processPendingChanges()   // the mood's country no longer lists it
+    /// ```
+    public func processPendingChanges() {
+        checkConfinement()
+        processPendingChangesInternal()
+    }
+
+    func processPendingChangesInternal() {
+        if _propagatesDeletesAtEndOfEvent { propagateDeletes() }
+        registerUndoForEvent()
+        postObjectsDidChange()
+        let touched = eventTouchedObjects
+        eventTouchedObjects = OrderedObjectSet()
+        for object in touched.array { object.eventOldValues = [:] }
+        closeUndoEventGroup()
+        purgeReleasedObjects()
+    }
+
+    /// Applies the delete rules of every deleted object whose rules have not been applied yet (cascading
+    /// deletes are processed in the same pass).
+    func propagateDeletes() {
+        while let object = unpropagatedDeletes.first(where: { _ in true }) {
+            unpropagatedDeletes.remove(object)
+            object.prepareForDeletion()
+            for case let relationship as NSRelationshipDescription in object.entity.properties where !relationship.isTransient || true {
+                applyDeleteRule(of: relationship, to: object)
+            }
+        }
+    }
+
+    private func applyDeleteRule(of relationship: NSRelationshipDescription, to object: NSManagedObject) {
+        let destinations: [NSManagedObject]
+        if relationship.isToMany {
+            destinations = (object.value(forKey: relationship.name) as? NSSet)?.allObjects.compactMap { $0 as? NSManagedObject }
+                ?? (object.value(forKey: relationship.name) as? NSOrderedSet)?.array.compactMap { $0 as? NSManagedObject } ?? []
+        } else {
+            destinations = (object.value(forKey: relationship.name) as? NSManagedObject).map { [$0] } ?? []
+        }
+        guard !destinations.isEmpty else { return }
+        switch relationship.deleteRule {
+        case .nullifyDeleteRule:
+            // Clearing the deleted object's side updates the inverse side (and registers the undo action).
+            object.setValue(nil, forKey: relationship.name)
+        case .cascadeDeleteRule:
+            for destination in destinations { delete(destination) }
+        case .denyDeleteRule, .noActionDeleteRule:
+            break  // deny is enforced by validateForDelete at save; no action leaves the graph as it is
+        }
+    }
+
+    /// Posts `ObjectsDidChange` with the objects inserted, updated, deleted, refreshed or invalidated during
+    /// the current event, and starts a new event.
+    func postObjectsDidChange() {
+        let changes = eventChanges
+        eventChanges = EventChanges()
+        guard !changes.isEmpty else { return }
+        var userInfo: [AnyHashable: Any] = [:]
+        let updated = changes.updated.array.filter { !changes.inserted.contains($0) && !changes.deleted.contains($0) }
+        if !changes.inserted.isEmpty { userInfo[NSInsertedObjectsKey] = changes.inserted.set }
+        if !updated.isEmpty { userInfo[NSUpdatedObjectsKey] = Set(updated) }
+        if !changes.deleted.isEmpty { userInfo[NSDeletedObjectsKey] = changes.deleted.set }
+        if !changes.refreshed.isEmpty { userInfo[NSRefreshedObjectsKey] = changes.refreshed.set }
+        if !changes.invalidated.isEmpty { userInfo[NSInvalidatedObjectsKey] = changes.invalidated.set }
+        if changes.invalidatedAll { userInfo[NSInvalidatedAllObjectsKey] = registeredObjects }
+        guard !userInfo.isEmpty else { return }
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
+    }
+
+    /// Forgets weakly held objects that no longer exist.
+    func purgeReleasedObjects() {
+        guard registry.count > 64 else { return }
+        let dead = registry.filter { $0.value.object == nil }.map(\.key)
+        for objectID in dead { registry[objectID] = nil }
+    }
+
+    /// Records that a to-many relationship of `object` changed.
+    func noteToManyChanged(_ object: NSManagedObject, slot: Int) {
+        object.dirtyToManySlots.insert(slot)
+        noteUpdated(object)
+    }
+}

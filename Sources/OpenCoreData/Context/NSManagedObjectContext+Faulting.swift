@@ -1,0 +1,61 @@
+extension NSManagedObjectContext {
+    /// Loads a fault's values; an object whose row no longer exists becomes an empty deleted object
+    /// (`shouldDeleteInaccessibleFaults`) or stops the program, as Apple's Core Data does.
+    func fireFault(_ object: NSManagedObject) {
+        do {
+            if try loadValues(into: object, failIfMissing: true) { return }
+        } catch {
+            preconditionFailure("CoreData could not fulfill a fault for \(object.objectID): \(error.localizedDescription)")
+        }
+        guard shouldHandleInaccessibleFault(object, for: object.objectID, triggeredByProperty: nil) else {
+            preconditionFailure("CoreData could not fulfill a fault for \(object.objectID): the object was deleted from the store.")
+        }
+        object.apply(object.layout.emptySnapshot())
+        object.committedSnapshot = nil
+        object._isDeleted = true
+    }
+
+    /// Loads the values of `object` from the row cache or the store; false if the row does not exist.
+    @discardableResult
+    func loadValues(into object: NSManagedObject, failIfMissing: Bool) throws -> Bool {
+        guard let snapshot = try snapshot(for: object.objectID) else { return false }
+        object.apply(snapshot)
+        changeProcessingSuspended += 1
+        defer { changeProcessingSuspended -= 1 }
+        object.awakeFromFetch()
+        return true
+    }
+
+    /// The current row of an object: from the row cache, or the store (then cached).
+    func snapshot(for objectID: NSManagedObjectID) throws -> ObjectSnapshot? {
+        guard let coordinator = persistentStoreCoordinator else { return nil }
+        if let cached = coordinator.rowCache.snapshot(for: objectID, maximumAge: _stalenessInterval) { return cached }
+        guard let store = coordinator.store(for: objectID) else { return nil }
+        let snapshot = try coordinator.withLock { try store.snapshot(for: objectID) }
+        if let snapshot { coordinator.rowCache.store(snapshot, for: objectID) }
+        return snapshot
+    }
+
+    /// The row cache's snapshot of an object, if any.
+    func cachedSnapshot(for objectID: NSManagedObjectID) -> ObjectSnapshot? {
+        persistentStoreCoordinator?.rowCache.snapshot(for: objectID)
+    }
+
+    /// The members of a to-many relationship as the store has them, as objects of this context.
+    func loadToMany(of object: NSManagedObject, relationship: NSRelationshipDescription, slot: Int) -> [NSManagedObject] {
+        guard !object._isInserted, object.committedSnapshot != nil else { return [] }
+        let ids = committedToManyIDs(of: object, relationship: relationship)
+        object.committedToMany[slot] = ids
+        return ids.map { self.object(with: $0) }
+    }
+
+    /// The IDs of a to-many relationship's destinations as the store has them.
+    func committedToManyIDs(of object: NSManagedObject, relationship: NSRelationshipDescription) -> [NSManagedObjectID] {
+        guard let coordinator = persistentStoreCoordinator, let store = coordinator.store(for: object.objectID) else { return [] }
+        do {
+            return try coordinator.withLock { try store.relatedObjectIDs(of: object.objectID, through: relationship) }
+        } catch {
+            preconditionFailure("CoreData could not fulfill the '\(relationship.name)' relationship fault of \(object.objectID): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,84 @@
+extension NSManagedObjectContext {
+    /// The context whose `perform`/`performAndWait` block is running on this thread, if any.
+    @TaskLocal static var currentContext: UncheckedSendableBox<NSManagedObjectContext>?
+    static var current: NSManagedObjectContext? { currentContext?.value }
+
+    /// Fetches the objects (or IDs, dictionaries, count) a request describes. With `includesPendingChanges`
+    /// (the default), unsaved changes count: inserted objects that match are included, deleted ones are not, and
+    /// changed objects are matched against their current values.
+    ///
+    /// For example:
+    /// ```swift
+    /// let request = NSFetchRequest<Mood>(entityName: "Mood")
+    /// request.predicate = NSPredicate(format: "country == %@", country)
+    /// let moods = try context.fetch(request)
+    /// ```
+    public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
+        checkConfinement()
+        return try executeFetch(request).map { result in
+            guard let typed = result as? T else {
+                preconditionFailure("The fetch request's results (\(ValueConversion.typeName(result))) are not \(T.self); check its resultType and generic type.")
+            }
+            return typed
+        }
+    }
+
+    /// The number of objects a request would fetch.
+    ///
+    /// For example:
+    /// ```swift
+    /// let count = try context.count(for: Mood.fetchRequest())
+    /// ```
+    public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
+        checkConfinement()
+        let plan = try FetchPlan(request: request, context: self)
+        return try plan.count()
+    }
+
+    /// Executes a request (fetch requests here; batch requests with the fetch engine).
+    public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+        checkConfinement()
+        if let fetch = request as? NSFetchRequest<NSFetchRequestResult> {
+            return NSAsynchronousFetchResultStandIn(finalResult: try executeFetch(fetch))
+        }
+        throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "Unsupported request type \(type(of: request))")
+    }
+
+    /// Runs a fetch request and returns its results as `Any`.
+    func executeFetch<T>(_ request: NSFetchRequest<T>) throws -> [Any] {
+        let plan = try FetchPlan(request: request, context: self)
+        return try plan.results()
+    }
+
+    /// The value of a fetched property of `object`: the fetch, with `$FETCH_SOURCE` bound to the object.
+    func fetchedPropertyValue(_ property: NSFetchedPropertyDescription, of object: NSManagedObject) -> [Any] {
+        guard let entityName = property.fetchRequestEntityName else { return [] }
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: entityName)
+        if let predicate = property.fetchRequestPredicate {
+            request.predicate = predicate.withSubstitutionVariables(["FETCH_SOURCE": object, "FETCHED_PROPERTY": property])
+        }
+        do {
+            return try executeFetch(request)
+        } catch {
+            preconditionFailure("The fetched property '\(property.name)' of \(object.objectID) could not be fetched: \(error.localizedDescription)")
+        }
+    }
+}
+
+extension NSManagedObject {
+    /// The value of a fetched property (evaluated on access).
+    func fetchedPropertyValue(_ property: NSFetchedPropertyDescription) -> Any? {
+        guard let context = _context else { return [] }
+        return context.fetchedPropertyValue(property, of: self)
+    }
+}
+
+/// The result of `execute(_:)` for a fetch request: the fetched objects.
+final class NSAsynchronousFetchResultStandIn: NSPersistentStoreResult {
+    /// The results of the fetch.
+    let finalResult: [Any]
+    init(finalResult: [Any]) {
+        self.finalResult = finalResult
+        super.init()
+    }
+}

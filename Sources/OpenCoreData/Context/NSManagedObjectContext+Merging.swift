@@ -1,0 +1,151 @@
+extension NSManagedObjectContext {
+    /// Brings the context up to date with a save made by another context: objects deleted there are removed
+    /// here, updated ones are refreshed (keeping this context's own unsaved changes on top), and inserted ones
+    /// become known. Posts `ObjectsDidChange` for what changed.
+    ///
+    /// For example:
+    /// ```swift
+    /// NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: background, queue: nil) { note in
+    ///     viewContext.perform { viewContext.mergeChanges(fromContextDidSave: note) }
+    /// }
+    /// ```
+    public func mergeChanges(fromContextDidSave notification: Notification) {
+        checkConfinement()
+        let info = notification.userInfo ?? [:]
+        mergeChanges(inserted: Self.objectIDs(info[NSInsertedObjectsKey] ?? info[NSInsertedObjectIDsKey]),
+                     updated: Self.objectIDs(info[NSUpdatedObjectsKey] ?? info[NSUpdatedObjectIDsKey]),
+                     deleted: Self.objectIDs(info[NSDeletedObjectsKey] ?? info[NSDeletedObjectIDsKey]))
+    }
+
+    /// Merges a save described by object IDs or URIs (for example from another process or from persistent
+    /// history) into `contexts`. The userInfo keys are `NSInsertedObjectsKey`/`NSInsertedObjectIDsKey`, …, with
+    /// sets or arrays of `NSManagedObjectID`s, managed objects or URI `URL`s.
+    ///
+    /// For example:
+    /// ```swift
+    /// NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: deletedIDs], into: [viewContext])
+    /// ```
+    public class func mergeChanges(fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]) {
+        for context in contexts {
+            context.performAndWait {
+                let resolve: (Any?) -> Set<NSManagedObjectID> = { value in
+                    Set(objectIDs(value).union(urls(value).compactMap { context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: $0) }))
+                }
+                let insertedKey = changeNotificationData[NSInsertedObjectsKey] ?? changeNotificationData[NSInsertedObjectIDsKey]
+                let updatedKey = changeNotificationData[NSUpdatedObjectsKey] ?? changeNotificationData[NSUpdatedObjectIDsKey]
+                let deletedKey = changeNotificationData[NSDeletedObjectsKey] ?? changeNotificationData[NSDeletedObjectIDsKey]
+                context.persistentStoreCoordinator?.rowCache.remove(resolve(updatedKey).union(resolve(deletedKey)))
+                context.mergeChanges(inserted: resolve(insertedKey), updated: resolve(updatedKey), deleted: resolve(deletedKey))
+            }
+        }
+    }
+
+    /// Applies merged changes to the registered objects.
+    func mergeChanges(inserted: Set<NSManagedObjectID>, updated: Set<NSManagedObjectID>, deleted: Set<NSManagedObjectID>) {
+        processPendingChangesInternal()
+        for objectID in deleted {
+            guard let object = registry[objectID]?.object else { continue }
+            forgetDeletedElsewhere(object)
+        }
+        for objectID in updated {
+            guard let object = registry[objectID]?.object, !object._isDeleted else { continue }
+            if object._isFault {
+                continue
+            }
+            refresh(object, mergeChanges: true)
+            eventChanges.updated.insert(object)
+        }
+        for objectID in inserted where registry[objectID]?.object == nil {
+            let object = self.object(with: objectID)
+            eventChanges.inserted.insert(object)
+        }
+        postObjectsDidChange()
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidMergeChangesObjectIDs, object: self, userInfo: [
+            NSInsertedObjectIDsKey: inserted, NSUpdatedObjectIDsKey: updated, NSDeletedObjectIDsKey: deleted,
+        ])
+    }
+
+    /// Removes an object another context deleted: it leaves every realized relationship of this context (without
+    /// making the holders dirty) and is unregistered.
+    private func forgetDeletedElsewhere(_ object: NSManagedObject) {
+        for registration in registry.values {
+            guard let holder = registration.object, holder !== object, !holder._isFault else { continue }
+            for slot in holder.toOneValues.indices where holder.toOneID(at: slot) == object.objectID {
+                holder.toOneValues[slot] = .none
+            }
+            for (slot, value) in holder.toManyValues.enumerated() {
+                guard case .members(var members) = value, members.contains(object) else { continue }
+                members.remove(object)
+                holder.toManyValues[slot] = .members(members)
+                if var committed = holder.committedToMany[slot] {
+                    committed.removeAll { $0 == object.objectID }
+                    holder.committedToMany[slot] = committed
+                }
+            }
+        }
+        insertedSet.remove(object)
+        updatedSet.remove(object)
+        deletedSet.remove(object)
+        unpropagatedDeletes.remove(object)
+        registry[object.objectID] = nil
+        eventChanges.deleted.insert(object)
+        object.turnIntoFault()
+        object._isDeleted = true
+        object._context = nil
+    }
+
+    static func objectIDs(_ value: Any?) -> Set<NSManagedObjectID> {
+        var result = Set<NSManagedObjectID>()
+        for element in elements(value) {
+            if let objectID = element as? NSManagedObjectID { result.insert(objectID) }
+            if let object = element as? NSManagedObject { result.insert(object.objectID) }
+        }
+        return result
+    }
+
+    private static func urls(_ value: Any?) -> [URL] {
+        elements(value).compactMap { ($0 as? URL) ?? ($0 as? NSURL).flatMap { $0.absoluteURL } }
+    }
+
+    private static func elements(_ value: Any?) -> [Any] {
+        switch value {
+        case let set as Set<NSManagedObject>: return Array(set)
+        case let set as Set<NSManagedObjectID>: return Array(set)
+        case let set as NSSet: return set.allObjects
+        case let array as [Any]: return array
+        case let set as Set<AnyHashable>: return set.map(\.base)
+        default: return []
+        }
+    }
+}
+
+extension NSManagedObjectContext {
+    /// Starts or stops merging the saves of other contexts on the same coordinator (or of the parent context)
+    /// automatically, on this context's queue.
+    func updateAutomaticMerging() {
+        if let token = autoMergeObserver {
+            NotificationCenter.default.removeObserver(token)
+            autoMergeObserver = nil
+        }
+        guard _automaticallyMergesChangesFromParent else { return }
+        let weakSelf = WeakContext(self)
+        autoMergeObserver = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: nil, queue: nil) { note in
+            guard let me = weakSelf.context, let saver = note.object as? NSManagedObjectContext, saver !== me else { return }
+            let sameSource = me._parent.map { $0 === saver } ?? (saver._parent == nil && saver.persistentStoreCoordinator === me.persistentStoreCoordinator)
+            guard sameSource else { return }
+            // Extract IDs on the saver's thread; the objects themselves stay with their context.
+            let info = note.userInfo ?? [:]
+            let ids = UncheckedSendableBox((Self.objectIDs(info[NSInsertedObjectsKey]), Self.objectIDs(info[NSUpdatedObjectsKey]), Self.objectIDs(info[NSDeletedObjectsKey])))
+            me.perform {
+                me.mergeChanges(inserted: ids.value.0, updated: ids.value.1, deleted: ids.value.2)
+            }
+        }
+    }
+}
+
+/// A weak reference to a context for notification observers.
+final class WeakContext: @unchecked Sendable {
+    // @unchecked Sendable: only a weak reference, used to reach the context, which confines itself.
+    weak var context: NSManagedObjectContext?
+    init(_ context: NSManagedObjectContext) { self.context = context }
+}

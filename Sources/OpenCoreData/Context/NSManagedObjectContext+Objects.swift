@@ -1,0 +1,196 @@
+extension NSManagedObjectContext {
+    // MARK: Change sets
+
+    /// The objects inserted and not yet saved.
+    public var insertedObjects: Set<NSManagedObject> {
+        checkConfinement()
+        return Set(insertedSet.array.filter { !$0._isDeleted })
+    }
+
+    /// The objects with unsaved changes (not inserted or deleted ones).
+    public var updatedObjects: Set<NSManagedObject> {
+        checkConfinement()
+        return Set(updatedSet.array.filter { !$0._isInserted && !$0._isDeleted })
+    }
+
+    /// The objects deleted and not yet saved (including those deleted by delete rules once processed).
+    public var deletedObjects: Set<NSManagedObject> {
+        checkConfinement()
+        return Set(deletedSet.array.filter { !$0._isInserted })
+    }
+
+    /// Whether the context has unsaved inserts, updates or deletions.
+    public var hasChanges: Bool {
+        checkConfinement()
+        return insertedSet.array.contains { !$0._isDeleted } || !deletedSet.array.allSatisfy(\._isInserted)
+            || updatedSet.array.contains { !$0._isInserted && !$0._isDeleted }
+    }
+
+    /// Every object the context knows (held weakly unless changed or `retainsRegisteredObjects`).
+    public var registeredObjects: Set<NSManagedObject> {
+        checkConfinement()
+        return Set(registry.values.compactMap(\.object))
+    }
+
+    // MARK: Looking objects up
+
+    /// The object registered for `objectID`, if the context has it in memory.
+    ///
+    /// For example:
+    /// ```swift
+    /// if let mood = context.registeredObject(for: id) as? Mood { … }
+    /// ```
+    public func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
+        checkConfinement()
+        return registry[objectID]?.object
+    }
+
+    /// The object for `objectID`: the registered one, or a fault that loads its values when first used.
+    /// (It does not check that the object exists; `existingObject(with:)` does.)
+    ///
+    /// For example:
+    /// ```swift
+    /// let mood = context.object(with: id) as! Mood
+    /// ```
+    public func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        checkConfinement()
+        if let object = registry[objectID]?.object { return object }
+        if objectID.isTemporaryID, let parentObject = parentObject(for: objectID) {
+            return parentObject
+        }
+        let fault = ManagedObjectFactory.makeFault(for: objectID)
+        register(fault)
+        return fault
+    }
+
+    /// The object for `objectID`, its values loaded; throws `NSManagedObjectReferentialIntegrityError` (133000)
+    /// if no store has it.
+    ///
+    /// For example:
+    /// ```swift
+    /// let mood = try context.existingObject(with: id) as! Mood
+    /// ```
+    public func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        checkConfinement()
+        if let object = registry[objectID]?.object, !object._isFault { return object }
+        let object = self.object(with: objectID)
+        if object._isFault {
+            guard try loadValues(into: object, failIfMissing: false) else {
+                throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "The object \(objectID) does not exist in the store",
+                                         userInfo: [NSAffectedObjectsErrorKey: [objectID]])
+            }
+        }
+        return object
+    }
+
+    // MARK: Inserting and deleting
+
+    /// Inserts a new object (objects created with a context are inserted already).
+    ///
+    /// For example:
+    /// ```swift
+    /// let mood = Mood(entity: Mood.entity(), insertInto: nil)
+    /// context.insert(mood)
+    /// ```
+    public func insert(_ object: NSManagedObject) {
+        checkConfinement()
+        if let owner = object._context, owner !== self {
+            preconditionFailure("An NSManagedObject may only be in (or observed by) a single NSManagedObjectContext: \(object.objectID) belongs to another context.")
+        }
+        if object._context === self && object._isDeleted && object._isInserted {
+            // Re-inserting an object that was inserted and then deleted in this context.
+            object._isDeleted = false
+            deletedSet.remove(object)
+            unpropagatedDeletes.remove(object)
+            registerUndoForInsert(object)
+            return
+        }
+        guard object._context == nil else { return }
+        precondition(!object.entity.isAbstract, "Cannot insert an object of the abstract entity '\(object.entity.name ?? "?")'.")
+        object._context = self
+        object._isInserted = true
+        register(object)
+        insertedSet.insert(object)
+        eventChanges.inserted.insert(object)
+        registerUndoForInsert(object)
+        scheduleMainQueueEventIfNeeded()
+        // Apple calls awakeFromInsert once in an object's life: not again when redo re-inserts it.
+        if !object.hasAwakenedFromInsert {
+            object.hasAwakenedFromInsert = true
+            object.awakeFromInsert()
+        }
+    }
+
+    /// Deletes an object: it is removed from the store at the next save, and its relationships are handled by
+    /// their delete rules at the end of the event.
+    ///
+    /// For example:
+    /// ```swift
+    /// context.delete(mood)
+    /// ```
+    public func delete(_ object: NSManagedObject) {
+        checkConfinement()
+        guard object._context === self else {
+            if object._context == nil { return }
+            preconditionFailure("Cannot delete \(object.objectID): it belongs to another context.")
+        }
+        guard !object._isDeleted else { return }
+        if object._isFault { fireFault(object) }
+        object._isDeleted = true
+        deletedSet.insert(object)
+        unpropagatedDeletes.insert(object)
+        eventChanges.deleted.insert(object)
+        retainStrongly(object)
+        registerUndoForDelete(object)
+        scheduleMainQueueEventIfNeeded()
+    }
+
+    // MARK: Registration (internal)
+
+    /// Registers `object` under its ID.
+    func register(_ object: NSManagedObject) {
+        object._context = self
+        registry[object._objectID] = Registration(object, strong: _retainsRegisteredObjects || object.hasChanges)
+    }
+
+    /// Makes the registry hold a changed object strongly.
+    func retainStrongly(_ object: NSManagedObject) {
+        if registry[object._objectID]?.isStrong != true {
+            registry[object._objectID] = Registration(object, strong: true)
+        }
+    }
+
+    /// Lets the registry hold an unchanged object weakly again.
+    func releaseIfUnchanged(_ object: NSManagedObject) {
+        guard !_retainsRegisteredObjects, !object.hasChanges else { return }
+        registry[object._objectID] = Registration(object, strong: false)
+    }
+
+    /// Records that `object` changed (called by `didChangeValue`): it joins `updatedObjects`.
+    func noteUpdated(_ object: NSManagedObject) {
+        guard !object._isInserted, !object._isDeleted else {
+            eventChanges.updated.insert(object)
+            return
+        }
+        object._isUpdated = true
+        updatedSet.insert(object)
+        eventChanges.updated.insert(object)
+        retainStrongly(object)
+        scheduleMainQueueEventIfNeeded()
+    }
+
+    /// The object for a temporary ID that only the parent context knows (child contexts).
+    func parentObject(for objectID: NSManagedObjectID) -> NSManagedObject? { nil }
+
+    /// For a main-queue context used outside `perform`, processes pending changes at the next main-queue turn
+    /// (the Linux stand-in for the end of a run-loop pass).
+    func scheduleMainQueueEventIfNeeded() {
+        guard concurrencyType == .mainQueueConcurrencyType, !mainQueueEventScheduled, !isInsideEvent else { return }
+        mainQueueEventScheduled = true
+        let context = UncheckedSendableBox(self)
+        DispatchQueue.main.async {
+            context.value.mainQueueEventScheduled = false
+            context.value.endEvent()
+        }
+    }
+}

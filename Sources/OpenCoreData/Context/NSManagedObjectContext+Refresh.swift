@@ -1,0 +1,109 @@
+extension NSManagedObjectContext {
+    /// Discards every unsaved change: inserted objects leave the context, deleted ones come back, updated ones
+    /// return to their committed values; the undo stack is cleared.
+    ///
+    /// For example:
+    /// ```swift
+    /// mood.rating = 1
+    /// context.rollback()   // rating is back to its saved value
+    /// ```
+    public func rollback() {
+        checkConfinement()
+        processPendingChangesInternal()
+        for object in insertedSet.array {
+            registry[object.objectID] = nil
+            object._isInserted = false
+            object._isDeleted = false
+            object._context = nil
+            eventChanges.invalidated.insert(object)
+        }
+        for object in updatedSet.array + deletedSet.array where !object._isInserted && object._context === self {
+            object._isDeleted = false
+            object._isUpdated = false
+            object.dirtyToManySlots = []
+            if let committed = object.committedSnapshot ?? cachedSnapshot(for: object.objectID) {
+                object.apply(committed)
+            } else {
+                object.turnIntoFault()
+            }
+            releaseIfUnchanged(object)
+            eventChanges.refreshed.insert(object)
+            object.awake(fromSnapshotEvents: .rollback)
+        }
+        insertedSet.removeAll()
+        updatedSet.removeAll()
+        deletedSet.removeAll()
+        unpropagatedDeletes.removeAll()
+        undoManager?.removeAllActions()
+        postObjectsDidChange()
+    }
+
+    /// Forgets every object: the context is as if just created (objects you still hold must not be used).
+    public func reset() {
+        checkConfinement()
+        for registration in registry.values {
+            guard let object = registration.object else { continue }
+            object.turnIntoFault()
+            object._isInserted = false
+            object._isDeleted = false
+            object._isUpdated = false
+            object._context = nil
+        }
+        registry.removeAll()
+        insertedSet.removeAll()
+        updatedSet.removeAll()
+        deletedSet.removeAll()
+        unpropagatedDeletes.removeAll()
+        eventChanges = EventChanges()
+        undoManager?.removeAllActions()
+    }
+
+    /// Refreshes an object: with `mergeChanges` false it becomes a fault (unsaved changes are discarded) and
+    /// reloads its values on next access; with true its values are reloaded from the store and its unsaved
+    /// changes re-applied on top.
+    ///
+    /// For example:
+    /// ```swift
+    /// context.refresh(mood, mergeChanges: false)   // drops changes, frees memory
+    /// ```
+    public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        checkConfinement()
+        guard object._context === self, !object._isInserted else { return }
+        if let coordinator = persistentStoreCoordinator { coordinator.rowCache.remove([object.objectID]) }
+        if flag && object.hasChanges && !object._isFault {
+            let changes = object.changedValues()
+            let dirty = object.dirtyToManySlots
+            guard (try? loadValues(into: object, failIfMissing: false)) == true else { return }
+            for (key, value) in changes {
+                object.setPrimitiveValue(value is NSNull ? nil : value, forKey: key)
+            }
+            object.dirtyToManySlots = dirty
+        } else {
+            object._isUpdated = false
+            object.dirtyToManySlots = []
+            updatedSet.remove(object)
+            object.turnIntoFault()
+            releaseIfUnchanged(object)
+        }
+        eventChanges.refreshed.insert(object)
+        object.awake(fromSnapshotEvents: .refresh)
+    }
+
+    /// Refreshes every registered object, keeping unsaved changes.
+    public func refreshAllObjects() {
+        checkConfinement()
+        for object in registry.values.compactMap(\.object) {
+            refresh(object, mergeChanges: object.hasChanges)
+        }
+    }
+
+    /// Marks an object for optimistic-locking checks at the next save, even if it is unchanged.
+    public func detectConflicts(for object: NSManagedObject) {
+        checkConfinement()
+        guard object._context === self, !object._isInserted else { return }
+        if object._isFault { fireFault(object) }
+        object._isUpdated = true
+        updatedSet.insert(object)
+        retainStrongly(object)
+    }
+}

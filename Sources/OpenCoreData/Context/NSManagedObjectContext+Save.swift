@@ -1,0 +1,357 @@
+extension NSManagedObjectContext {
+    /// Saves the context's changes: applies pending delete rules, calls `willSave()`, validates every changed
+    /// object (throwing Core Data's validation errors, several at once as `NSValidationMultipleErrorsError` with
+    /// `NSDetailedErrorsKey`), gives inserted objects permanent IDs, and writes everything to the stores in one
+    /// transaction per store. Conflicts with changes saved meanwhile by others are resolved by `mergePolicy`.
+    ///
+    /// For example:
+    /// ```swift
+    /// do {
+    ///     try context.save()
+    /// } catch let error as NSError where error.code == NSValidationMissingMandatoryPropertyError {
+    ///     print(error.userInfo[NSValidationKeyErrorKey] ?? "")
+    /// }
+    /// ```
+    public func save() throws {
+        checkConfinement()
+        // Saving always applies the pending delete rules, even when they are not applied at the end of events.
+        propagateDeletes()
+        processPendingChangesInternal()
+        guard hasChanges else { return }
+        NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
+        for object in insertedSet.array + updatedSet.array + deletedSet.array { object.willSave() }
+        propagateDeletes()
+        processPendingChangesInternal()
+        try validateChanges()
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "This context has no persistent store coordinator, so it cannot save.")
+        }
+        try saveToStores(coordinator)
+    }
+
+    /// Runs every changed object's validation and throws the errors found.
+    func validateChanges() throws {
+        var errors: [NSError] = []
+        for object in insertedSet where !object._isDeleted {
+            collect(&errors) { try object.validateForInsert() }
+            errors += danglingReferenceErrors(of: object)
+        }
+        for object in updatedSet where !object._isInserted && !object._isDeleted {
+            collect(&errors) { try object.validateForUpdate() }
+            errors += danglingReferenceErrors(of: object)
+        }
+        for object in deletedSet where !object._isInserted {
+            collect(&errors) { try object.validateForDelete() }
+        }
+        if let error = ValidationErrors.combined(errors) { throw error }
+    }
+
+    /// Relationships of an object being saved that lead to an object that will never be in a store (inserted and
+    /// deleted before any save, or taken out of the context): Apple's "Dangling reference to an invalid object."
+    /// (`NSManagedObjectValidationError`).
+    private func danglingReferenceErrors(of object: NSManagedObject) -> [NSError] {
+        func isInvalid(_ destination: NSManagedObject) -> Bool {
+            destination._context !== self || (destination._isInserted && destination._isDeleted)
+        }
+        var errors: [NSError] = []
+        for (index, relationship) in object.layout.toOneRelationships.enumerated() where !relationship.isTransient {
+            if index < object.toOneValues.count, case .object(let destination) = object.toOneValues[index], isInvalid(destination) {
+                errors.append(ValidationErrors.make(NSManagedObjectValidationError, object: object, key: relationship.name, value: destination,
+                                                    message: "Dangling reference to an invalid object."))
+            }
+        }
+        for (index, relationship) in object.layout.toManyRelationships.enumerated() where !relationship.isTransient {
+            guard index < object.toManyValues.count, case .members(let members) = object.toManyValues[index] else { continue }
+            if let destination = members.objects.first(where: isInvalid) {
+                errors.append(ValidationErrors.make(NSManagedObjectValidationError, object: object, key: relationship.name, value: destination,
+                                                    message: "Dangling reference to an invalid object."))
+            }
+        }
+        return errors
+    }
+
+    private func collect(_ errors: inout [NSError], _ body: () throws -> Void) {
+        do { try body() } catch let error as NSError {
+            if error.code == NSValidationMultipleErrorsError, let details = error.userInfo[NSDetailedErrorsKey] as? [NSError] {
+                errors += details
+            } else {
+                errors.append(error)
+            }
+        }
+    }
+
+    private static func readOnlyStoreError(_ store: NSPersistentStore, _ object: NSManagedObject) -> NSError {
+        CoreDataError.make(NSPersistentStoreSaveError, "The persistent store \(store.url?.path ?? store.identifier ?? "") is read-only",
+                           userInfo: [NSAffectedStoresErrorKey: [store], NSAffectedObjectsErrorKey: [object]])
+    }
+
+    /// Writes the changes to the stores, resolving conflicts with the merge policy and retrying.
+    private func saveToStores(_ coordinator: NSPersistentStoreCoordinator) throws {
+        var attempts = 0
+        while true {
+            attempts += 1
+            let inserted = insertedSet.array.filter { !$0._isDeleted }
+            let updated = updatedSet.array.filter { !$0._isInserted && !$0._isDeleted }
+            let deleted = deletedSet.array.filter { !$0._isInserted }
+            // A read-only store refuses before anything is written (permanent IDs write the store's key counters).
+            for object in inserted where object.objectID.isTemporaryID {
+                if let store = coordinator.store(for: object.entity), store.isReadOnly { throw Self.readOnlyStoreError(store, object) }
+            }
+            try obtainPermanentIDs(for: inserted.filter { $0.objectID.isTemporaryID })
+            var changesByStore: [ObjectIdentifier: (store: SnapshotStore, changes: StoreSaveChanges)] = [:]
+            func add(_ object: NSManagedObject, _ edit: (inout StoreSaveChanges) -> Void) throws {
+                guard let store = coordinator.store(for: object.objectID) else {
+                    throw CoreDataError.make(NSPersistentStoreSaveError, "No persistent store holds the entity \(object.entity.name ?? "?") (\(object.objectID))")
+                }
+                if store.isReadOnly { throw Self.readOnlyStoreError(store, object) }
+                let key = ObjectIdentifier(store)
+                var entry = changesByStore[key] ?? (store, StoreSaveChanges())
+                edit(&entry.changes)
+                changesByStore[key] = entry
+            }
+            var newSnapshots: [(NSManagedObject, ObjectSnapshot)] = []
+            for object in inserted {
+                var snapshot = object.snapshotForSave()
+                snapshot.version = 1
+                newSnapshots.append((object, snapshot))
+                try add(object) { $0.inserts.append(.init(objectID: object.objectID, snapshot: snapshot, toMany: object.toManyForSave(all: true))) }
+            }
+            for object in updated {
+                let expected = object.committedSnapshot?.version ?? 0
+                var snapshot = object.snapshotForSave()
+                snapshot.version = expected + 1
+                newSnapshots.append((object, snapshot))
+                try add(object) { $0.updates.append(.init(objectID: object.objectID, snapshot: snapshot, expectedVersion: expected, toMany: object.toManyForSave(all: false))) }
+            }
+            for object in deleted where !object.objectID.isTemporaryID {
+                try add(object) { $0.deletes.append(.init(objectID: object.objectID, expectedVersion: object.committedSnapshot?.version ?? 0)) }
+            }
+            var changedByStores = Set<NSManagedObjectID>()
+            do {
+                try coordinator.withLock {
+                    for (_, entry) in changesByStore where !entry.changes.isEmpty {
+                        changedByStores.formUnion(try entry.store.save(entry.changes).objectsChangedByStore)
+                    }
+                }
+            } catch let conflicts as StoreSaveConflicts {
+                guard attempts < 8 else { throw mergeError(for: conflicts) }
+                try policy().resolve(mergeConflicts: mergeConflicts(for: conflicts))
+                continue
+            } catch let violation as StoreConstraintViolation {
+                guard attempts < 8 else { throw CoreDataError.make(NSManagedObjectConstraintMergeError, "Uniqueness constraint conflicts could not be resolved") }
+                try policy().resolve(constraintConflicts: [constraintConflict(for: violation)])
+                processPendingChangesInternal()
+                continue
+            }
+            didSave(inserted: inserted, updated: updated, deleted: deleted, snapshots: newSnapshots, coordinator: coordinator)
+            refreshObjectsChangedByStores(changedByStores, coordinator: coordinator)
+            return
+        }
+    }
+
+    /// The merge policy as an `NSMergePolicy`.
+    func policy() -> NSMergePolicy {
+        (_mergePolicy as? NSMergePolicy) ?? .error
+    }
+
+    /// Brings objects and caches up to date after a successful save and posts the save notifications.
+    private func didSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
+                         snapshots: [(NSManagedObject, ObjectSnapshot)], coordinator: NSPersistentStoreCoordinator) {
+        coordinator.rowCache.apply(saved: snapshots.map { ($0.0.objectID, $0.1) }, deleted: deleted.map(\.objectID))
+        for (object, snapshot) in snapshots {
+            object.committedSnapshot = snapshot
+            object.attributeValues = snapshot.attributes.enumerated().map { index, value in
+                object.layout.attributes[index].isTransient ? object.attributeValues[index] : value
+            }
+            for (index, value) in object.toManyValues.enumerated() {
+                if case .members(let members) = value { object.committedToMany[index] = members.objects.map(\.objectID) }
+            }
+            object.dirtyToManySlots = []
+            object._isInserted = false
+            object._isUpdated = false
+        }
+        for object in deleted + insertedSet.array.filter(\._isDeleted) {
+            registry[object.objectID] = nil
+            object._isDeleted = false
+            object._isInserted = false
+            object._context = nil
+        }
+        let insertedObjects = Set(inserted), updatedObjects = Set(updated), deletedObjects = Set(deleted)
+        insertedSet.removeAll()
+        updatedSet.removeAll()
+        deletedSet.removeAll()
+        unpropagatedDeletes.removeAll()
+        for object in inserted + updated { releaseIfUnchanged(object) }
+        for object in inserted + updated + deleted { object.didSave() }
+        let info: [AnyHashable: Any] = [
+            NSInsertedObjectsKey: insertedObjects, NSUpdatedObjectsKey: updatedObjects, NSDeletedObjectsKey: deletedObjects,
+        ]
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: info)
+        let idInfo: [AnyHashable: Any] = [
+            NSInsertedObjectIDsKey: Set(inserted.map(\.objectID)), NSUpdatedObjectIDsKey: Set(updated.map(\.objectID)),
+            NSDeletedObjectIDsKey: Set(deleted.map(\.objectID)),
+        ]
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSaveObjectIDs, object: self, userInfo: idInfo)
+    }
+
+    /// Reloads the objects whose values a store changed itself while saving (derived attributes).
+    private func refreshObjectsChangedByStores(_ objectIDs: Set<NSManagedObjectID>, coordinator: NSPersistentStoreCoordinator) {
+        guard !objectIDs.isEmpty else { return }
+        coordinator.rowCache.remove(objectIDs)
+        for objectID in objectIDs {
+            guard let object = registry[objectID]?.object, !object._isFault else { continue }
+            if object.hasChanges {
+                refresh(object, mergeChanges: true)
+            } else if let snapshot = try? snapshot(for: objectID) {
+                object.apply(snapshot)
+                eventChanges.refreshed.insert(object)
+            }
+        }
+        postObjectsDidChange()
+    }
+
+    /// Gives objects permanent IDs now (saving does it for every inserted object).
+    ///
+    /// For example:
+    /// ```swift
+    /// try context.obtainPermanentIDs(for: [mood])
+    /// let stableID = mood.objectID   // no longer temporary
+    /// ```
+    public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
+        checkConfinement()
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "This context has no persistent store coordinator.")
+        }
+        let temporary = objects.filter { $0.objectID.isTemporaryID }
+        let byEntity = Dictionary(grouping: temporary) { ObjectIdentifier($0.entity) }
+        for (_, group) in byEntity {
+            let entity = group[0].entity
+            guard let store = coordinator.store(for: entity) else {
+                throw CoreDataError.make(NSPersistentStoreOperationError, "No persistent store holds the entity \(entity.name ?? "?")")
+            }
+            let ids = try coordinator.withLock { try store.newObjectIDs(for: entity, count: group.count) }
+            for (object, newID) in zip(group, ids) { reassign(object, to: newID) }
+        }
+    }
+
+    /// Moves an object to a new ID (temporary → permanent).
+    func reassign(_ object: NSManagedObject, to newID: NSManagedObjectID) {
+        let registration = registry.removeValue(forKey: object.objectID)
+        object._objectID = newID
+        registry[newID] = registration ?? Registration(object, strong: true)
+    }
+
+    // MARK: Conflicts
+
+    /// Apple's merge conflicts: the new version is the store's (0 when the row was deleted), the old one the
+    /// version the context read; the cached snapshot is the coordinator's row cache, the persisted one the store's
+    /// row (nil when the cache already holds it: a context-vs-cache conflict), the object snapshot the object's
+    /// current values.
+    private func mergeConflicts(for conflicts: StoreSaveConflicts) -> [NSMergeConflict] {
+        let rowCache = persistentStoreCoordinator?.rowCache
+        return conflicts.conflicts.compactMap { conflict in
+            guard let object = registry[conflict.objectID]?.object else { return nil }
+            let cached = rowCache?.snapshot(for: conflict.objectID)
+            // When the coordinator's cache already holds the store's version, the conflict is between the
+            // context and the cache, and Apple reports no persisted snapshot.
+            let againstCache = cached != nil && conflict.persisted != nil && cached?.version == conflict.persisted?.version
+            let result = NSMergeConflict(
+                source: object, newVersion: Int(conflict.persisted?.version ?? 0), oldVersion: Int(conflict.expectedVersion),
+                cachedSnapshot: cached.map { SnapshotDictionaries.dictionary(from: $0, entity: object.entity) },
+                persistedSnapshot: againstCache ? nil : conflict.persisted.map { SnapshotDictionaries.dictionary(from: $0, entity: object.entity) })
+            result.objectSnapshot = SnapshotDictionaries.dictionary(from: object.snapshotForSave(), entity: object.entity)
+            result.persistedRow = conflict.persisted
+            return result
+        }
+    }
+
+    private func mergeError(for conflicts: StoreSaveConflicts) -> NSError {
+        CoreDataError.make(NSManagedObjectMergeError, "Could not merge changes", userInfo: [NSPersistentStoreSaveConflictsErrorKey: mergeConflicts(for: conflicts)])
+    }
+
+    private func constraintConflict(for violation: StoreConstraintViolation) -> NSConstraintConflict {
+        let objects = violation.objectIDs.compactMap { registry[$0]?.object }
+        let database = violation.existing.map { object(with: $0) }
+        let databaseSnapshot = violation.existing.flatMap { try? snapshot(for: $0) }.map { SnapshotDictionaries.dictionary(from: $0, entity: violation.existing!.entity) }
+        let conflict = NSConstraintConflict(
+            constraint: violation.constraint, database: database, databaseSnapshot: databaseSnapshot, conflicting: objects,
+            conflictingSnapshots: objects.map { SnapshotDictionaries.dictionary(from: $0.snapshotForSave(), entity: $0.entity) as [AnyHashable: Any] })
+        conflict.involvesUpdates = objects.contains { !$0._isInserted }
+        return conflict
+    }
+
+    /// Drops an object's unsaved changes and treats it as deleted (its row is gone from the store).
+    func forgetChangesAndDelete(_ object: NSManagedObject) {
+        updatedSet.remove(object)
+        object._isUpdated = false
+        object.committedSnapshot = nil
+        registry[object.objectID] = nil
+        object._context = nil
+        eventChanges.invalidated.insert(object)
+    }
+
+    /// Replaces an object's values with `snapshot` and forgets its changes.
+    func revert(_ object: NSManagedObject, to snapshot: ObjectSnapshot) {
+        object.apply(snapshot)
+        object._isUpdated = false
+        object.dirtyToManySlots = []
+        updatedSet.remove(object)
+        releaseIfUnchanged(object)
+        eventChanges.refreshed.insert(object)
+        object.awake(fromSnapshotEvents: .mergePolicy)
+    }
+
+    /// Removes an inserted object that a constraint merge folded into another one.
+    func discardInsertedDuplicate(_ object: NSManagedObject) {
+        for case let relationship as NSRelationshipDescription in object.entity.properties {
+            object.setValue(nil, forKey: relationship.name)
+        }
+        insertedSet.remove(object)
+        updatedSet.remove(object)
+        registry[object.objectID] = nil
+        object._isInserted = false
+        object._context = nil
+        eventChanges.invalidated.insert(object)
+    }
+}
+
+/// Snapshots as the dictionaries Apple's merge conflicts carry (attributes and to-one IDs).
+enum SnapshotDictionaries {
+    static func dictionary(from snapshot: ObjectSnapshot, entity: NSEntityDescription) -> [String: Any] {
+        let layout = entity.layout
+        var result: [String: Any] = [:]
+        for (index, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
+            result[attribute.name] = ValueConversion.kvcValue(snapshot.attributes[index], for: attribute) ?? NSNull()
+        }
+        for (index, relationship) in layout.toOneRelationships.enumerated() {
+            result[relationship.name] = snapshot.toOne[index] ?? NSNull()
+        }
+        return result
+    }
+}
+
+extension NSManagedObject {
+    /// The object's row as it will be saved: stored attribute values (transformables transformed, transients
+    /// null) and to-one destination IDs.
+    func snapshotForSave() -> ObjectSnapshot {
+        var attributes = attributeValues
+        for (index, attribute) in layout.attributes.enumerated() {
+            if attribute.isTransient {
+                attributes[index] = .null
+            } else if attribute.attributeType == .transformableAttributeType, let object = transformedValues[index] {
+                attributes[index] = TransformableValues.storedValue(from: object, attribute: attribute)
+            }
+        }
+        let toOne = layout.toOneRelationships.indices.map { toOneID(at: $0) }
+        return ObjectSnapshot(attributes: attributes, toOne: toOne, version: committedSnapshot?.version ?? 0)
+    }
+
+    /// The to-many members to save: all realized relationships, or only those changed.
+    func toManyForSave(all: Bool) -> [Int: [NSManagedObjectID]] {
+        var result: [Int: [NSManagedObjectID]] = [:]
+        for (index, value) in toManyValues.enumerated() where all || dirtyToManySlots.contains(index) {
+            if case .members(let members) = value { result[index] = members.objects.map(\.objectID) }
+        }
+        return result
+    }
+}

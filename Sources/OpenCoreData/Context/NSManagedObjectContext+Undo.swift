@@ -1,0 +1,129 @@
+extension NSManagedObjectContext {
+    /// Undoes the last undo group (processing pending changes first).
+    public func undo() {
+        checkConfinement()
+        processPendingChangesInternal()
+        undoManager?.undo()
+        processPendingChangesInternal()
+    }
+
+    /// Redoes the last undone group.
+    public func redo() {
+        checkConfinement()
+        processPendingChangesInternal()
+        undoManager?.redo()
+        processPendingChangesInternal()
+    }
+
+    /// Closes the undo manager's group for the event that just ended.
+    func closeUndoEventGroup() {
+        (_undoManager)?.closeEventGroup()
+    }
+
+    // MARK: Registration (internal)
+
+    /// Registers the undo of the event that is ending: for every object changed in it, restoring the values its
+    /// changed properties had when the event began — both sides of every relationship, since inverse maintenance
+    /// records the other side's old values too. Apple's contexts do the same in `processPendingChanges`, which
+    /// is why changes made with undo registration disabled must be processed before it is enabled again.
+    func registerUndoForEvent() {
+        guard let undoManager = _undoManager, undoManager.isUndoRegistrationEnabled else { return }
+        for object in eventTouchedObjects.array where !object.eventOldValues.isEmpty {
+            let values = object.eventOldValues
+            // Actions target the context and hold the object strongly: an unchanged object is held only weakly by
+            // the context, and its undo must still work after a save (Apple's undo manager keeps the objects too).
+            undoManager.registerUndo(withTarget: self) { context in context.restoreValues(of: object, to: values) }
+        }
+    }
+
+    /// Sets `values` back on `object` as they were — no inverse maintenance (the other side restores itself) —
+    /// and registers the opposite restore for redo.
+    func restoreValues(of object: NSManagedObject, to values: [String: Any]) {
+        var current: [String: Any] = [:]
+        for key in values.keys { current[key] = object.valueForUndo(forKey: key) }
+        _undoManager?.registerUndo(withTarget: self) { context in context.restoreValues(of: object, to: current) }
+        for (key, value) in values { object.restoreValueForUndo(value, forKey: key) }
+        object.awake(fromSnapshotEvents: .undoUpdate)
+    }
+
+    /// Registers the undo of an insertion.
+    func registerUndoForInsert(_ object: NSManagedObject) {
+        guard let undoManager = _undoManager, undoManager.isUndoRegistrationEnabled else { return }
+        undoManager.registerUndo(withTarget: self) { context in context.undoInsertion(of: object) }
+    }
+
+    /// Registers the undo of a deletion.
+    func registerUndoForDelete(_ object: NSManagedObject) {
+        guard let undoManager = _undoManager, undoManager.isUndoRegistrationEnabled else { return }
+        undoManager.registerUndo(withTarget: self) { context in context.undoDeletion(of: object) }
+    }
+
+    /// Takes an inserted object out of the context (or, if it was saved since, deletes it).
+    func undoInsertion(of object: NSManagedObject) {
+        guard object._isInserted else {
+            // Saved since: undoing the insertion deletes it. The delete rules run now, inside the undo, so that
+            // their own undo lands in the redo group like every other action of this undo.
+            if object._context === self {
+                delete(object)
+                propagateDeletes()
+                registerUndoForEvent()
+                for touched in eventTouchedObjects.array { touched.eventOldValues = [:] }
+                eventTouchedObjects = OrderedObjectSet()
+            }
+            return
+        }
+        insertedSet.remove(object)
+        updatedSet.remove(object)
+        deletedSet.remove(object)
+        unpropagatedDeletes.remove(object)
+        eventChanges.inserted.remove(object)
+        eventChanges.deleted.insert(object)
+        registry[object.objectID] = nil
+        object._isInserted = false
+        object._isDeleted = false
+        object._context = nil
+        registerUndoForRedoInsert(object)
+        object.awake(fromSnapshotEvents: .undoInsertion)
+    }
+
+    private func registerUndoForRedoInsert(_ object: NSManagedObject) {
+        guard let undoManager = _undoManager else { return }
+        undoManager.registerUndo(withTarget: self) { context in context.insert(object) }
+    }
+
+    /// Brings a deleted object back (re-inserting it if the deletion was saved since).
+    func undoDeletion(of object: NSManagedObject) {
+        if object._context == nil {
+            object._context = self
+            object._isInserted = true
+            object.committedSnapshot = nil
+            register(object)
+            insertedSet.insert(object)
+            eventChanges.inserted.insert(object)
+        } else {
+            guard object._isDeleted else { return }
+            object._isDeleted = false
+            deletedSet.remove(object)
+            unpropagatedDeletes.remove(object)
+            eventChanges.deleted.remove(object)
+            eventChanges.inserted.insert(object)
+            if !object._isInserted && !object._isUpdated { releaseIfUnchanged(object) }
+        }
+        registerRedoForDelete(object)
+        object.awake(fromSnapshotEvents: .undoDeletion)
+    }
+
+    /// Registers deleting the object again (the redo of an undone deletion). The deletion's effects on other
+    /// objects are redone by the event's restore actions, so the delete rules are not applied a second time.
+    private func registerRedoForDelete(_ object: NSManagedObject) {
+        guard let undoManager = _undoManager else { return }
+        undoManager.registerUndo(withTarget: self) { context in context.redoDeletion(of: object) }
+    }
+
+    /// Deletes an object again without propagating the delete rules (see ``registerRedoForDelete(_:)``).
+    func redoDeletion(of object: NSManagedObject) {
+        guard object._context === self else { return }
+        delete(object)
+        unpropagatedDeletes.remove(object)
+    }
+}

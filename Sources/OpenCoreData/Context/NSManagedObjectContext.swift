@@ -1,0 +1,426 @@
+/// How a context is confined to a queue.
+public enum NSManagedObjectContextConcurrencyType: UInt, Sendable, Hashable {
+    /// Deprecated by Apple: the context may be used from the thread that owns it, with no queue.
+    case confinementConcurrencyType = 0
+    /// The context runs on a private serial queue; use it inside `perform`/`performAndWait`.
+    case privateQueueConcurrencyType = 1
+    /// The context runs on the main queue.
+    case mainQueueConcurrencyType = 2
+}
+
+/// A scratch pad of managed objects: it fetches objects from its coordinator (or parent), tracks every change to
+/// them, keeps the graph consistent (inverse relationships, delete rules), validates, undoes, and saves.
+///
+/// A context is confined to its queue: use it, and its objects, inside `perform`/`performAndWait` (or on the
+/// main queue for a main-queue context).
+///
+/// For example:
+/// ```swift
+/// let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+/// context.persistentStoreCoordinator = coordinator
+/// try context.performAndWait {
+///     let mood = Mood(context: context)
+///     mood.date = Date()
+///     try context.save()
+/// }
+/// ```
+///
+/// "The end of an event" — where Core Data processes pending changes (delete propagation), posts
+/// `ObjectsDidChange` and closes the undo group — is, on Linux: the end of each `perform`/`performAndWait` block,
+/// an explicit `processPendingChanges()`, the start of `save()` and of every fetch, and, for a main-queue context
+/// used outside `perform`, the next turn of the main queue.
+open class NSManagedObjectContext: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: the object graph is confined to the context's queue (checked in concurrency debug
+    // mode); the configuration properties (name, merge policy, coordinator, …) are set up before the context is
+    // shared, as Apple documents ("setter methods on queue-based contexts are thread-safe").
+
+    /// How the context is confined.
+    public let concurrencyType: NSManagedObjectContextConcurrencyType
+    let queue: DispatchQueue?
+    var eventDepth = 0
+    /// Above zero while change processing is off (around `awakeFromFetch`): setters then neither dirty objects
+    /// nor register undo nor maintain inverses, as Apple documents.
+    var changeProcessingSuspended = 0
+    var mainQueueEventScheduled = false
+
+    var _coordinator: NSPersistentStoreCoordinator?
+    var _parent: NSManagedObjectContext?
+
+    // MARK: Object registry and change sets
+
+    /// Every object of the context by ID (unchanged ones weakly, unless `retainsRegisteredObjects`).
+    var registry: [NSManagedObjectID: Registration] = [:]
+    /// Inserted, updated and deleted objects, in the order they changed.
+    var insertedSet = OrderedObjectSet()
+    var updatedSet = OrderedObjectSet()
+    var deletedSet = OrderedObjectSet()
+    /// Deleted objects whose delete rules have not been applied yet.
+    var unpropagatedDeletes = OrderedObjectSet()
+
+    /// Objects changed during the current event, for `ObjectsDidChange`.
+    var eventChanges = EventChanges()
+    /// The objects with values from before the current event (`eventOldValues`): the event's undo restores them.
+    var eventTouchedObjects = OrderedObjectSet()
+
+    // MARK: Settings
+
+    var _undoManager: UndoManager?
+    private var _name: String?
+    private var _transactionAuthor: String?
+    private let _userInfo = NSMutableDictionary()
+    var _mergePolicy: Any = NSErrorMergePolicy
+    var _stalenessInterval: TimeInterval = -1
+    var _shouldDeleteInaccessibleFaults = true
+    var _retainsRegisteredObjects = false
+    var _propagatesDeletesAtEndOfEvent = true
+    var _automaticallyMergesChangesFromParent = false
+    private let legacyLock = NSRecursiveLock()
+    var autoMergeObserver: NSObjectProtocol?
+
+    /// Creates a context with the given confinement.
+    ///
+    /// For example:
+    /// ```swift
+    /// let viewContext = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+    /// ```
+    public init(concurrencyType ct: NSManagedObjectContextConcurrencyType) {
+        concurrencyType = ct
+        switch ct {
+        case .privateQueueConcurrencyType:
+            queue = DispatchQueue(label: "OpenCoreData.NSManagedObjectContext")
+        case .mainQueueConcurrencyType:
+            queue = DispatchQueue.main
+        case .confinementConcurrencyType:
+            queue = nil
+        }
+        super.init()
+        if ct == .privateQueueConcurrencyType {
+            queue?.setSpecific(key: QueueIdentity.key, value: QueueIdentity(self))
+        }
+    }
+
+    deinit {
+        if let autoMergeObserver { NotificationCenter.default.removeObserver(autoMergeObserver) }
+    }
+
+    /// Creates a confinement context (Apple's deprecated default).
+    public convenience override init() {
+        self.init(concurrencyType: .confinementConcurrencyType)
+    }
+
+    /// Creates a context in the iOS 15+ spelling (`.mainQueue`, `.privateQueue`).
+    public convenience init(_ type: ConcurrencyType) {
+        self.init(concurrencyType: type.rawValue)
+    }
+
+    /// The iOS 15+ spelling of the concurrency type.
+    public struct ConcurrencyType: RawRepresentable, Hashable, Sendable {
+        public var rawValue: NSManagedObjectContextConcurrencyType
+        public init(rawValue: NSManagedObjectContextConcurrencyType) { self.rawValue = rawValue }
+        public static let mainQueue = ConcurrencyType(rawValue: .mainQueueConcurrencyType)
+        public static let privateQueue = ConcurrencyType(rawValue: .privateQueueConcurrencyType)
+    }
+
+    // MARK: Stack
+
+    /// The coordinator the context fetches from and saves to (through its parent, if it has one).
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+        get { _coordinator ?? _parent?.persistentStoreCoordinator }
+        set {
+            precondition(_parent == nil || newValue == nil, "A context cannot have both a parent and a coordinator.")
+            _coordinator = newValue
+        }
+    }
+
+    /// The parent context: saves push changes into it instead of the store.
+    open var parent: NSManagedObjectContext? {
+        get { _parent }
+        set {
+            precondition(_coordinator == nil || newValue == nil, "A context cannot have both a parent and a coordinator.")
+            _parent = newValue
+        }
+    }
+
+    /// The model entities are looked up in for `init(context:)`.
+    var modelForEntityLookup: NSManagedObjectModel? { persistentStoreCoordinator?.managedObjectModel }
+
+    // MARK: Settings
+
+    /// A name for debugging; also recorded in persistent history.
+    open var name: String? {
+        get { _name }
+        set { _name = newValue }
+    }
+
+    /// The author recorded in persistent history for this context's saves.
+    open var transactionAuthor: String? {
+        get { _transactionAuthor }
+        set { _transactionAuthor = newValue }
+    }
+
+    /// Your own data, kept with the context.
+    open var userInfo: NSMutableDictionary { _userInfo }
+
+    /// How long fetched values may be reused from the row cache before being re-read (negative: forever).
+    open var stalenessInterval: TimeInterval {
+        get { _stalenessInterval }
+        set { _stalenessInterval = newValue }
+    }
+
+    /// Whether faults whose rows were deleted elsewhere fire as deleted, empty objects instead of stopping
+    /// the program. Defaults to true, as Apple's.
+    open var shouldDeleteInaccessibleFaults: Bool {
+        get { _shouldDeleteInaccessibleFaults }
+        set { _shouldDeleteInaccessibleFaults = newValue }
+    }
+
+    /// Whether the context keeps strong references to every registered object (not only changed ones).
+    open var retainsRegisteredObjects: Bool {
+        get { checkConfinement(); return _retainsRegisteredObjects }
+        set {
+            checkConfinement()
+            _retainsRegisteredObjects = newValue
+            for (objectID, registration) in registry {
+                if let object = registration.object { registry[objectID] = Registration(object, strong: newValue || object.hasChanges) }
+            }
+        }
+    }
+
+    /// Whether delete rules are applied at the end of each event (true) or only at save.
+    open var propagatesDeletesAtEndOfEvent: Bool {
+        get { _propagatesDeletesAtEndOfEvent }
+        set { _propagatesDeletesAtEndOfEvent = newValue }
+    }
+
+    /// Whether the context merges the changes its parent saves (or, without a parent, other contexts of its
+    /// coordinator save).
+    open var automaticallyMergesChangesFromParent: Bool {
+        get { _automaticallyMergesChangesFromParent }
+        set {
+            _automaticallyMergesChangesFromParent = newValue
+            updateAutomaticMerging()
+        }
+    }
+
+    /// The merge policy used when a save conflicts (`NSErrorMergePolicy` by default).
+    open var mergePolicy: Any {
+        get { _mergePolicy }
+        set { _mergePolicy = newValue }
+    }
+
+    /// The undo manager that records the context's changes (nil by default, as on iOS: set one to make changes
+    /// undoable). Changes of one event form one undo group when `groupsByEvent` is on.
+    ///
+    /// For example:
+    /// ```swift
+    /// context.undoManager = UndoManager()
+    /// mood.rating = 5
+    /// context.processPendingChanges()
+    /// context.undo()   // rating is back to its old value
+    /// ```
+    open var undoManager: UndoManager? {
+        get { _undoManager }
+        set { _undoManager = newValue }
+    }
+
+    /// Called when a fault cannot be fulfilled because its row was deleted from the store. Return true to let
+    /// the context handle it as `shouldDeleteInaccessibleFaults` says (an empty, deleted object), false to stop
+    /// the program. Override it to log or recover.
+    open func shouldHandleInaccessibleFault(_ fault: NSManagedObject, for oid: NSManagedObjectID, triggeredByProperty property: NSPropertyDescription?) -> Bool {
+        _shouldDeleteInaccessibleFaults
+    }
+
+    /// Deprecated by Apple in favour of `performAndWait`: takes a lock on the context (confinement contexts).
+    open func lock() { legacyLock.lock() }
+    /// Releases the lock taken with `lock()`.
+    open func unlock() { legacyLock.unlock() }
+    /// Takes the lock if it is free.
+    open func tryLock() -> Bool { legacyLock.try() }
+    /// Runs `body` holding the context's lock.
+    public func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        legacyLock.lock()
+        defer { legacyLock.unlock() }
+        return try body()
+    }
+
+    // MARK: Queue confinement
+
+    /// Runs `block` asynchronously on the context's queue, as one event.
+    ///
+    /// For example:
+    /// ```swift
+    /// context.perform {
+    ///     mood.rating = 3
+    /// }
+    /// ```
+    open func perform(_ block: @escaping () -> Void) {
+        guard let queue else {
+            runEvent(block)
+            return
+        }
+        let work = UncheckedSendableBox(block)
+        queue.async { self.runEvent(work.value) }
+    }
+
+    /// Runs `block` on the context's queue and waits for it (inline if already on the queue).
+    ///
+    /// For example:
+    /// ```swift
+    /// let count = try context.performAndWait { try context.count(for: request) }
+    /// ```
+    open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        guard let queue, !isOnQueue else { return try runEvent(block) }
+        return try withoutActuallyEscaping(block) { escapable in
+            let box = UncheckedSendableBox(escapable)
+            return try queue.sync { try self.runEvent(box.value) }
+        }
+    }
+
+    /// When `perform(schedule:_:)` runs its block.
+    public enum ScheduledTaskType: Sendable, Hashable {
+        /// Run it right away if already on the context's queue, otherwise enqueue it.
+        case immediate
+        /// Always enqueue it behind the work already scheduled.
+        case enqueued
+    }
+
+    /// Runs `block` on the context's queue and returns its result (Swift concurrency).
+    ///
+    /// For example:
+    /// ```swift
+    /// let names = try await context.perform {
+    ///     try context.fetch(Country.fetchRequest()).map(\.name)
+    /// }
+    /// ```
+    open func perform<T, E: Error>(schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws(E) -> T) async throws(E) -> T {
+        if schedule == .immediate && (queue == nil || isOnQueue) {
+            return try runEvent(block)
+        }
+        let work = UncheckedSendableBox(block)
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<UncheckedSendableBox<Result<T, E>>, Never>) in
+            (queue ?? DispatchQueue.global()).async {
+                let result = self.runEvent { () -> Result<T, E> in
+                    do throws(E) { return .success(try work.value()) } catch { return .failure(error) }
+                }
+                continuation.resume(returning: UncheckedSendableBox(result))
+            }
+        }
+        return try outcome.value.get()
+    }
+
+    /// Runs `block` as one event: pending changes are processed when the outermost block ends.
+    func runEvent<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
+        eventDepth += 1
+        defer {
+            eventDepth -= 1
+            if eventDepth == 0 { endEvent() }
+        }
+        let result: Result<T, E> = Self.$currentContext.withValue(UncheckedSendableBox(self)) {
+            do throws(E) { return .success(try block()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Whether the current thread is on the context's queue.
+    var isOnQueue: Bool {
+        switch concurrencyType {
+        case .confinementConcurrencyType: return true
+        case .mainQueueConcurrencyType: return Thread.isMainThread
+        case .privateQueueConcurrencyType: return DispatchQueue.getSpecific(key: QueueIdentity.key)?.context === self
+        }
+    }
+
+    /// In concurrency debug mode, stops the program when the context is used off its queue.
+    @inline(__always)
+    func checkConfinement(_ function: StaticString = #function) {
+        guard ConcurrencyDebug.isEnabled, !isOnQueue else { return }
+        ConcurrencyDebug.violation("NSManagedObjectContext \(_name.map { "'\($0)' " } ?? "")(\(concurrencyType)) used off its queue in \(function)")
+    }
+
+    private var name_: String? { _name }
+}
+
+/// Marks a private queue with the context that owns it.
+final class QueueIdentity: @unchecked Sendable {
+    // @unchecked Sendable: holds only a weak reference, read to compare identity.
+    static let key = DispatchSpecificKey<QueueIdentity>()
+    weak var context: NSManagedObjectContext?
+    init(_ context: NSManagedObjectContext) { self.context = context }
+}
+
+/// A registered object, held strongly (changed objects, or all with `retainsRegisteredObjects`) or weakly.
+struct Registration {
+    private let strongObject: NSManagedObject?
+    private weak var weakObject: NSManagedObject?
+
+    init(_ object: NSManagedObject, strong: Bool) {
+        strongObject = strong ? object : nil
+        weakObject = object
+    }
+
+    var object: NSManagedObject? { strongObject ?? weakObject }
+    var isStrong: Bool { strongObject != nil }
+}
+
+/// A set of objects that remembers insertion order (so notifications and saves are deterministic).
+struct OrderedObjectSet: Sequence {
+    private var indexByObject: [ObjectIdentifier: Int] = [:]
+    private var objects: [NSManagedObject?] = []
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    func contains(_ object: NSManagedObject) -> Bool { indexByObject[ObjectIdentifier(object)] != nil }
+
+    @discardableResult
+    mutating func insert(_ object: NSManagedObject) -> Bool {
+        let key = ObjectIdentifier(object)
+        guard indexByObject[key] == nil else { return false }
+        indexByObject[key] = objects.count
+        objects.append(object)
+        count += 1
+        return true
+    }
+
+    @discardableResult
+    mutating func remove(_ object: NSManagedObject) -> Bool {
+        guard let index = indexByObject.removeValue(forKey: ObjectIdentifier(object)) else { return false }
+        objects[index] = nil
+        count -= 1
+        if objects.count > 32 && count < objects.count / 2 { compact() }
+        return true
+    }
+
+    mutating func removeAll() {
+        indexByObject.removeAll()
+        objects.removeAll()
+        count = 0
+    }
+
+    private mutating func compact() {
+        let live = objects.compactMap { $0 }
+        objects = live
+        indexByObject = Dictionary(uniqueKeysWithValues: live.enumerated().map { (ObjectIdentifier($1), $0) })
+    }
+
+    func makeIterator() -> some IteratorProtocol<NSManagedObject> {
+        objects.lazy.compactMap { $0 }.makeIterator()
+    }
+
+    var array: [NSManagedObject] { objects.compactMap { $0 } }
+    var set: Set<NSManagedObject> { Set(array) }
+}
+
+/// What changed during the current event.
+struct EventChanges {
+    var inserted = OrderedObjectSet()
+    var updated = OrderedObjectSet()
+    var deleted = OrderedObjectSet()
+    var refreshed = OrderedObjectSet()
+    var invalidated = OrderedObjectSet()
+    var invalidatedAll = false
+
+    var isEmpty: Bool {
+        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && invalidated.isEmpty && !invalidatedAll
+    }
+}

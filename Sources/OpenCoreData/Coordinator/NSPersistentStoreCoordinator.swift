@@ -1,0 +1,249 @@
+import Synchronization
+
+/// Connects contexts to persistent stores: it routes fetches and saves to the store that holds each entity,
+/// hands out object IDs, and keeps the row cache that all its contexts share.
+///
+/// For example:
+/// ```swift
+/// let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+/// try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
+///                                    at: storeURL, options: nil)
+/// let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+/// context.persistentStoreCoordinator = coordinator
+/// ```
+open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: the store list and every store operation are guarded by `lock` (a recursive lock,
+    // which `performAndWait`, `lock()` and `withLock` also take); the model is frozen.
+
+    /// The model of every store of this coordinator (frozen: it can no longer be edited).
+    public let managedObjectModel: NSManagedObjectModel
+    let lockObject = NSRecursiveLock()
+    private var stores: [NSPersistentStore] = []
+    private var _name: String?
+    let rowCache = RowCache()
+    private let queue = DispatchQueue(label: "OpenCoreData.NSPersistentStoreCoordinator")
+
+    /// Creates a coordinator for `model` and makes the model immutable.
+    public init(managedObjectModel model: NSManagedObjectModel) {
+        managedObjectModel = model
+        model.freeze()
+        ManagedObjectClassRegistry.noteModelInUse(model)
+        super.init()
+    }
+
+    /// A name for debugging.
+    open var name: String? {
+        get { withLock { _name } }
+        set { withLock { _name = newValue } }
+    }
+
+    /// The stores, in the order they were added.
+    open var persistentStores: [NSPersistentStore] { withLock { stores } }
+
+    // MARK: Adding and removing stores
+
+    /// Adds a store of a registered type (`NSSQLiteStoreType`, `NSInMemoryStoreType`, or your own), opening or
+    /// creating it at `storeURL`. Throws Core Data's errors (`NSPersistentStoreInvalidTypeError`,
+    /// `NSPersistentStoreIncompatibleVersionHashError`, …).
+    ///
+    /// For example:
+    /// ```swift
+    /// let store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+    /// ```
+    @discardableResult
+    open func addPersistentStore(ofType storeType: String, configurationName configuration: String?, at storeURL: URL?, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        guard let storeClass = Self.storeClass(forType: storeType) else {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unknown persistent store type '\(storeType)' (registered: \(Self.registeredStoreTypes.keys.sorted().joined(separator: ", ")))")
+        }
+        if let configuration, managedObjectModel.entities(forConfigurationName: configuration) == nil {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The model has no configuration named '\(configuration)'")
+        }
+        let url = storeURL ?? URL(fileURLWithPath: "/dev/null")
+        return try withLock {
+            if let storeURL, storeType != NSInMemoryStoreType,
+                let existing = stores.first(where: { $0.url?.standardizedFileURL == storeURL.standardizedFileURL })
+            {
+                throw CoreDataError.make(NSPersistentStoreOperationError, "The store at \(storeURL.path) is already added to this coordinator (\(existing.identifier ?? ""))")
+            }
+            let store = storeClass.init(persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
+            if let snapshotStore = store as? SnapshotStore {
+                try snapshotStore.load(model: managedObjectModel)
+            } else {
+                try store.loadMetadata()
+            }
+            store.attach(to: self)
+            stores.append(store)
+            store.didAdd(to: self)
+            return store
+        }
+    }
+
+    /// Adds a store, in the iOS 15+ spelling.
+    ///
+    /// For example:
+    /// ```swift
+    /// try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
+    /// ```
+    @discardableResult
+    open func addPersistentStore(type: NSPersistentStore.StoreType, configuration: String? = nil, at storeURL: URL, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        try addPersistentStore(ofType: type.rawValue, configurationName: configuration, at: storeURL, options: options)
+    }
+
+    /// Removes a store from the coordinator.
+    open func remove(_ store: NSPersistentStore) throws {
+        try withLock {
+            guard let index = stores.firstIndex(where: { $0 === store }) else {
+                throw CoreDataError.make(NSPersistentStoreOperationError, "The store \(store) is not added to this coordinator")
+            }
+            store.willRemove(from: self)
+            stores.remove(at: index)
+            rowCache.removeAll()
+        }
+    }
+
+    /// The store at `URL`, if it was added to this coordinator.
+    open func persistentStore(for URL: URL) -> NSPersistentStore? {
+        withLock { stores.first { $0.url?.standardizedFileURL == URL.standardizedFileURL } }
+    }
+
+    /// The metadata of a store of this coordinator.
+    open func metadata(for store: NSPersistentStore) -> [String: Any] {
+        store.metadata ?? [:]
+    }
+
+    /// Replaces the metadata of a store (written on the next save).
+    open func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
+        store.metadata = metadata
+    }
+
+    // MARK: Object IDs
+
+    /// The object ID for a URI from `NSManagedObjectID.uriRepresentation()`, if one of this coordinator's stores
+    /// holds such an object's entity.
+    ///
+    /// For example:
+    /// ```swift
+    /// let id = coordinator.managedObjectID(forURIRepresentation: savedURI)
+    /// ```
+    open func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
+        guard url.scheme == "x-coredata" else { return nil }
+        let components = url.path.split(separator: "/", omittingEmptySubsequences: true).map { $0.removingPercentEncoding ?? String($0) }
+        guard components.count == 2, let entity = managedObjectModel.entitiesByName[components[0]] else { return nil }
+        let identifier = url.host ?? ""
+        let keyText = components[1]
+        guard identifier.isEmpty == false,
+            let store = persistentStores.first(where: { $0.identifier == identifier }) as? SnapshotStore,
+            keyText.hasPrefix("p"), let primaryKey = Int64(keyText.dropFirst()), primaryKey > 0
+        else { return nil }
+        return store.objectID(for: entity, primaryKey: primaryKey)
+    }
+
+    /// The object ID for the string form of a URI representation.
+    open func managedObjectID(for string: String) -> NSManagedObjectID? {
+        URL(string: string).flatMap(managedObjectID(forURIRepresentation:))
+    }
+
+    // MARK: Locking and queues
+
+    /// Runs `block` on the coordinator's queue and waits for it.
+    open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        try withLock(block)
+    }
+
+    /// Runs `block` asynchronously on the coordinator's queue.
+    open func perform(_ block: @escaping () -> Void) {
+        let work = UncheckedSendableBox(block)
+        queue.async { self.withLock { work.value() } }
+    }
+
+    /// Runs `block` on the coordinator's queue and returns its result.
+    open func perform<T>(_ block: @escaping () throws -> T) async rethrows -> T {
+        try withLock(block)
+    }
+
+    /// Takes the coordinator's lock (prefer `performAndWait`).
+    open func lock() { lockObject.lock() }
+    /// Releases the coordinator's lock.
+    open func unlock() { lockObject.unlock() }
+    /// Takes the coordinator's lock if it is free.
+    open func tryLock() -> Bool { lockObject.try() }
+    /// Runs `body` holding the coordinator's lock.
+    public func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        lockObject.lock()
+        defer { lockObject.unlock() }
+        return try body()
+    }
+
+    // MARK: Store registry
+
+    private static let registry = Mutex<[String: NSPersistentStore.Type]>([
+        NSInMemoryStoreType: InMemoryStore.self,
+        NSSQLiteStoreType: SQLiteStore.self,
+    ])
+
+    /// Registers a store class under a type string, so `addPersistentStore(ofType:…)` can create it.
+    /// Passing `nil` unregisters the type.
+    ///
+    /// For example:
+    /// ```swift
+    /// NSPersistentStoreCoordinator.registerStoreClass(JSONStore.self, forStoreType: "JSON")
+    /// ```
+    open class func registerStoreClass(_ storeClass: AnyClass?, forStoreType storeType: String) {
+        registry.withLock { registry in
+            if let storeClass {
+                guard let persistentStoreClass = storeClass as? NSPersistentStore.Type else {
+                    preconditionFailure("\(storeClass) is not a subclass of NSPersistentStore")
+                }
+                registry[storeType] = persistentStoreClass
+            } else {
+                registry[storeType] = nil
+            }
+        }
+    }
+
+    /// Registers a store class, in the iOS 15+ spelling.
+    open class func registerStoreClass(_ storeClass: AnyClass?, type: NSPersistentStore.StoreType) {
+        registerStoreClass(storeClass, forStoreType: type.rawValue)
+    }
+
+    /// The registered store types and their classes (as `NSValue`s holding the class, as Apple returns them).
+    open class var registeredStoreTypes: [String: NSValue] {
+        registry.withLock { registry in
+            registry.mapValues { storeClass in
+                var pointer = UnsafeRawPointer(Unmanaged.passUnretained(storeClass as AnyObject).toOpaque())
+                return NSValue(bytes: &pointer, objCType: "^v")
+            }
+        }
+    }
+
+    static func storeClass(forType type: String) -> NSPersistentStore.Type? {
+        registry.withLock { $0[type] }
+    }
+
+    // MARK: Routing (internal)
+
+    /// The store that holds objects of `entity`: the first store whose configuration contains it.
+    func store(for entity: NSEntityDescription) -> SnapshotStore? {
+        withLock {
+            for case let store as SnapshotStore in stores {
+                let members = managedObjectModel.entities(forConfigurationName: store.configurationName) ?? []
+                if members.contains(where: { $0 === entity || entity.isKindOf(entity: $0) }) { return store }
+            }
+            return nil
+        }
+    }
+
+    /// The store of an object ID (temporary IDs have none yet).
+    func store(for objectID: NSManagedObjectID) -> SnapshotStore? {
+        if let store = objectID.persistentStore as? SnapshotStore { return store }
+        return objectID.isTemporaryID ? nil : store(for: objectID.entity)
+    }
+}
+
+/// Carries a non-Sendable value across a concurrency boundary whose safety the caller guarantees (a
+/// context's queue, a coordinator's lock).
+struct UncheckedSendableBox<Value>: @unchecked Sendable {
+    // @unchecked Sendable: used only to hand a closure or object to the queue that owns it.
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,72 @@
+/// Rebuilds predicates and expressions with their constants replaced — to turn managed objects into object IDs
+/// (or a store's row views) before a store evaluates a predicate, and IDs into objects for in-memory evaluation.
+enum PredicateRewriting {
+    /// `predicate` with every constant passed through `transform` (collections element by element).
+    static func rewrite(_ predicate: NSPredicate, _ transform: (Any?) -> Any?) -> NSPredicate {
+        switch predicate {
+        case let compound as NSCompoundPredicate:
+            let subpredicates = compound.subpredicates.compactMap { $0 as? NSPredicate }.map { rewrite($0, transform) }
+            return NSCompoundPredicate(type: compound.compoundPredicateType, subpredicates: subpredicates)
+        case let comparison as NSComparisonPredicate:
+            let left = rewrite(comparison.leftExpression, transform)
+            let right = rewrite(comparison.rightExpression, transform)
+            if comparison.predicateOperatorType == .customSelector, let selector = comparison.customSelector {
+                return NSComparisonPredicate(leftExpression: left, rightExpression: right, customSelector: selector)
+            }
+            return NSComparisonPredicate(leftExpression: left, rightExpression: right, modifier: comparison.comparisonPredicateModifier,
+                                         type: comparison.predicateOperatorType, options: comparison.options)
+        default:
+            return predicate
+        }
+    }
+
+    /// `expression` with every constant passed through `transform`.
+    static func rewrite(_ expression: NSExpression, _ transform: (Any?) -> Any?) -> NSExpression {
+        let node: NSExpression.Node
+        switch expression.node {
+        case .constant(let value):
+            node = .constant(mapConstant(value, transform))
+        case .evaluatedObject, .variable, .anyKey:
+            return expression
+        case .keyPath(let operand, let path):
+            node = .keyPath(operand: rewrite(operand, transform), path: path)
+        case .function(let target, let name, let arguments):
+            node = .function(target: target.map { rewrite($0, transform) }, name: name, arguments: arguments.map { rewrite($0, transform) })
+        case .union(let left, let right):
+            node = .union(rewrite(left, transform), rewrite(right, transform))
+        case .intersect(let left, let right):
+            node = .intersect(rewrite(left, transform), rewrite(right, transform))
+        case .minus(let left, let right):
+            node = .minus(rewrite(left, transform), rewrite(right, transform))
+        case .subquery(let collection, let variable, let predicate):
+            node = .subquery(collection: rewrite(collection, transform), variable: variable, predicate: rewrite(predicate, transform))
+        case .aggregate(let elements):
+            node = .aggregate(elements.map { rewrite($0, transform) })
+        case .block(let block, let arguments):
+            node = .block(block, arguments: arguments.map { rewrite($0, transform) })
+        case .conditional(let predicate, let whenTrue, let whenFalse):
+            node = .conditional(rewrite(predicate, transform), rewrite(whenTrue, transform), rewrite(whenFalse, transform))
+        }
+        return NSExpression(node: node)
+    }
+
+    private static func mapConstant(_ value: Any?, _ transform: (Any?) -> Any?) -> Any? {
+        switch value {
+        case let array as [Any]: return array.map { mapConstant($0, transform) ?? NSNull() }
+        case let set as NSSet: return NSSet(array: set.allObjects.map { mapConstant($0, transform) ?? NSNull() })
+        case let ordered as NSOrderedSet: return NSOrderedSet(array: ordered.array.map { mapConstant($0, transform) ?? NSNull() })
+        case let set as Set<AnyHashable>: return set.map { mapConstant($0.base, transform) ?? NSNull() }
+        default: return transform(value)
+        }
+    }
+
+    /// Whether `predicate` contains a constant for which `test` is true.
+    static func containsConstant(_ predicate: NSPredicate, where test: (Any) -> Bool) -> Bool {
+        var found = false
+        _ = rewrite(predicate) { value in
+            if let value, test(value) { found = true }
+            return value
+        }
+        return found
+    }
+}

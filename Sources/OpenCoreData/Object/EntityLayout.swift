@@ -1,0 +1,86 @@
+/// The precomputed shape of an entity's objects: every property's slot, so that values live in arrays and
+/// no per-access dictionary of descriptions is built. Computed once per entity (models are frozen before any
+/// object of theirs exists).
+final class EntityLayout: @unchecked Sendable {
+    // @unchecked Sendable: immutable after init; descriptions are Sendable and frozen.
+
+    /// Where a property's value lives in an object.
+    enum Slot {
+        /// `attributes[index]`.
+        case attribute(Int, NSAttributeDescription)
+        /// `toOne[index]`.
+        case toOne(Int, NSRelationshipDescription)
+        /// `toMany[index]`.
+        case toMany(Int, NSRelationshipDescription)
+        /// A fetched property, evaluated on access.
+        case fetched(NSFetchedPropertyDescription)
+    }
+
+    let entity: NSEntityDescription
+    /// Slot by property name (inherited properties included).
+    let slots: [String: Slot]
+    /// The attributes in slot order.
+    let attributes: [NSAttributeDescription]
+    /// The to-one relationships in slot order.
+    let toOneRelationships: [NSRelationshipDescription]
+    /// The to-many relationships in slot order.
+    let toManyRelationships: [NSRelationshipDescription]
+    /// The default attribute values of a newly inserted object, in slot order.
+    let defaultAttributes: [StoredValue]
+    /// The defaults of transformable attributes (object form), by slot.
+    let transformableDefaults: [Int: Any]
+
+    init(entity: NSEntityDescription) {
+        self.entity = entity
+        var slots: [String: Slot] = [:]
+        var attributes: [NSAttributeDescription] = []
+        var toOne: [NSRelationshipDescription] = []
+        var toMany: [NSRelationshipDescription] = []
+        for property in entity.properties {
+            switch property {
+            case let attribute as NSAttributeDescription:
+                slots[attribute.name] = .attribute(attributes.count, attribute)
+                attributes.append(attribute)
+            case let relationship as NSRelationshipDescription:
+                if relationship.isToMany {
+                    slots[relationship.name] = .toMany(toMany.count, relationship)
+                    toMany.append(relationship)
+                } else {
+                    slots[relationship.name] = .toOne(toOne.count, relationship)
+                    toOne.append(relationship)
+                }
+            case let fetched as NSFetchedPropertyDescription:
+                slots[fetched.name] = .fetched(fetched)
+            default:
+                continue
+            }
+        }
+        self.slots = slots
+        self.attributes = attributes
+        self.toOneRelationships = toOne
+        self.toManyRelationships = toMany
+        var transformableDefaults: [Int: Any] = [:]
+        self.defaultAttributes = attributes.enumerated().map { index, attribute in
+            guard let value = attribute.defaultValue else { return .null }
+            if attribute.attributeType == .transformableAttributeType {
+                transformableDefaults[index] = value
+                return .null
+            }
+            return ValueConversion.storedValue(fromKVC: value, for: attribute) ?? .null
+        }
+        self.transformableDefaults = transformableDefaults
+    }
+
+    /// An empty snapshot for this entity (every value null).
+    func emptySnapshot() -> ObjectSnapshot {
+        ObjectSnapshot(attributes: Array(repeating: .null, count: attributes.count),
+                       toOne: Array(repeating: nil, count: toOneRelationships.count), version: 0)
+    }
+}
+
+extension NSEntityDescription {
+    /// The entity's object layout, computed once (the model is frozen when the first object exists).
+    var layout: EntityLayout {
+        layoutCache.value(frozen: true) { EntityLayout(entity: self) }
+    }
+}

@@ -1,0 +1,104 @@
+import Synchronization
+
+/// Finds the `NSManagedObject` subclass of an entity (from its `managedObjectClassName`) and the entity of a
+/// subclass. Model files carry class names without a reliable module, so the lookup tries, in order: classes
+/// registered with `NSManagedObjectModel.registerManagedObjectClasses(_:)`, `NSClassFromString` with the name
+/// as written, and `NSClassFromString("<module>.<name>")` for the registered modules and the main executable.
+enum ManagedObjectClassRegistry {
+    private struct State {
+        /// Registered classes by their qualified and unqualified names.
+        var classesByName: [String: NSManagedObject.Type] = [:]
+        /// Module names to try for unqualified class names.
+        var moduleNames: [String] = []
+        /// Resolved classes per entity.
+        var classByEntity: [ObjectIdentifier: NSManagedObject.Type] = [:]
+        /// Models in use (frozen), for `entity()`.
+        var models: [WeakModel] = []
+    }
+
+    private struct WeakModel {
+        weak var model: NSManagedObjectModel?
+    }
+
+    private static let state = Mutex(State())
+
+    /// Registers classes so entities whose `managedObjectClassName` names them use them.
+    static func register(_ classes: [NSManagedObject.Type]) {
+        state.withLock { state in
+            for objectClass in classes {
+                let qualified = String(reflecting: objectClass)
+                state.classesByName[qualified] = objectClass
+                state.classesByName[unqualified(qualified)] = objectClass
+                if let module = qualified.split(separator: ".").first.map(String.init), !state.moduleNames.contains(module) {
+                    state.moduleNames.append(module)
+                }
+            }
+            state.classByEntity.removeAll()
+        }
+    }
+
+    /// Records a model as in use (called when a model is frozen).
+    static func noteModelInUse(_ model: NSManagedObjectModel) {
+        state.withLock { state in
+            state.models.removeAll { $0.model == nil || $0.model === model }
+            state.models.append(WeakModel(model: model))
+        }
+    }
+
+    /// The class of `entity`'s objects (`NSManagedObject` when the class cannot be found, as Apple does).
+    static func managedObjectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
+        let key = ObjectIdentifier(entity)
+        if let cached = state.withLock({ $0.classByEntity[key] }) { return cached }
+        let resolved = resolve(entity.managedObjectClassName ?? "NSManagedObject", entity: entity)
+        state.withLock { $0.classByEntity[key] = resolved }
+        return resolved
+    }
+
+    private static func resolve(_ name: String, entity: NSEntityDescription) -> NSManagedObject.Type {
+        if name == "NSManagedObject" || name.isEmpty { return NSManagedObject.self }
+        let (registered, modules) = state.withLock { ($0.classesByName, $0.moduleNames) }
+        if let found = registered[name] ?? registered[unqualified(name)] { return found }
+        var candidates = [name]
+        let executableModule = Bundle.main.executableURL?.deletingPathExtension().lastPathComponent
+            .replacingOccurrences(of: "-", with: "_")
+        for module in modules + [executableModule].compactMap({ $0 }) {
+            candidates.append("\(module).\(unqualified(name))")
+        }
+        for candidate in candidates {
+            if let found = NSClassFromString(candidate) as? NSManagedObject.Type { return found }
+        }
+        return NSManagedObject.self
+    }
+
+    /// The entity whose class is `objectClass`, in `model` or (when nil) in the models in use.
+    static func entity(for objectClass: AnyClass, in model: NSManagedObjectModel?) -> NSEntityDescription? {
+        let qualified = String(reflecting: objectClass)
+        let short = unqualified(qualified)
+        let models = model.map { [$0] } ?? state.withLock { $0.models.compactMap(\.model) }.reversed()
+        for model in models {
+            let entities = model.entities
+            if let exact = entities.first(where: { $0.managedObjectClassName == qualified }) { return exact }
+            if let match = entities.first(where: { $0.managedObjectClassName.map(unqualified) == short }) { return match }
+        }
+        return nil
+    }
+
+    /// The class name without its module prefix.
+    static func unqualified(_ name: String) -> String {
+        name.split(separator: ".").last.map(String.init) ?? name
+    }
+}
+
+extension NSManagedObjectModel {
+    /// Registers your `NSManagedObject` subclasses, so entities whose class name (`representedClassName` in
+    /// the model file) names them are instantiated as those classes. Needed when the class lives in a module
+    /// other than the main executable's (Linux has no Objective-C runtime to look classes up by name).
+    ///
+    /// For example:
+    /// ```swift
+    /// NSManagedObjectModel.registerManagedObjectClasses([Mood.self, Country.self, Continent.self])
+    /// ```
+    public static func registerManagedObjectClasses(_ classes: [NSManagedObject.Type]) {
+        ManagedObjectClassRegistry.register(classes)
+    }
+}

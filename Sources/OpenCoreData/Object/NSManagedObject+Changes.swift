@@ -1,0 +1,187 @@
+extension NSManagedObject {
+    // MARK: Faults
+
+    /// Loads the object's values if it is a fault.
+    @inline(__always)
+    func fireFaultIfNeeded() {
+        if _isFault, let context = _context { context.fireFault(self) }
+    }
+
+    /// Puts values from a snapshot into the object (it stops being a fault).
+    func apply(_ snapshot: ObjectSnapshot) {
+        attributeValues = snapshot.attributes
+        toOneValues = snapshot.toOne.map { $0.map { .id($0) } ?? .none }
+        toManyValues = Array(repeating: .fault, count: layout.toManyRelationships.count)
+        transformedValues = [:]
+        committedSnapshot = snapshot
+        committedToMany = [:]
+        _isFault = false
+    }
+
+    /// Turns the object into a fault (its values are dropped and reloaded on next access).
+    func turnIntoFault() {
+        guard !_isFault else { return }
+        willTurnIntoFault()
+        attributeValues = layout.defaultAttributes.map { _ in .null }
+        toOneValues = Array(repeating: .none, count: layout.toOneRelationships.count)
+        toManyValues = Array(repeating: .fault, count: layout.toManyRelationships.count)
+        transformedValues = [:]
+        eventOldValues = [:]
+        _isFault = true
+        didTurnIntoFault()
+    }
+
+    // MARK: Changed values
+
+    /// The persistent properties changed since the object was last fetched or saved, with their new values.
+    ///
+    /// For example:
+    /// ```swift
+    /// mood.rating = 5
+    /// mood.changedValues()   // ["rating": 5]
+    /// ```
+    public func changedValues() -> [String: Any] {
+        guard !_isFault else { return [:] }
+        var changes: [String: Any] = [:]
+        let committed = committedSnapshot
+        for (index, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
+            if attribute.attributeType == .transformableAttributeType {
+                if let value = transformedValues[index], committed == nil || transformedChanged(index, attribute: attribute) {
+                    changes[attribute.name] = value
+                } else if committed != nil, transformedValues[index] == nil, transformedChanged(index, attribute: attribute) {
+                    changes[attribute.name] = NSNull()
+                }
+                continue
+            }
+            let current = attributeValues[index]
+            if let committed {
+                if committed.attributes[index] != current { changes[attribute.name] = ValueConversion.kvcValue(current, for: attribute) ?? NSNull() }
+            } else if !current.isNull {
+                changes[attribute.name] = ValueConversion.kvcValue(current, for: attribute)!
+            }
+        }
+        for (index, relationship) in layout.toOneRelationships.enumerated() {
+            let currentID = toOneID(at: index)
+            let committedID = committed?.toOne[index] ?? nil
+            if currentID != committedID || (currentID == nil && committed == nil && !isNone(index)) {
+                changes[relationship.name] = resolveToOne(at: index) ?? NSNull()
+            }
+        }
+        for (index, relationship) in layout.toManyRelationships.enumerated() {
+            guard case .members(let members) = toManyValues[index] else { continue }
+            let committedIDs = committedToMany[index] ?? (committed == nil ? [] : nil)
+            guard let committedIDs else { continue }
+            let current = members.objects.map(\.objectID)
+            let changed = relationship.isOrdered ? current != committedIDs : Set(current) != Set(committedIDs)
+            if changed {
+                changes[relationship.name] = relationship.isOrdered ? NSOrderedSet(array: members.order) : NSSet(set: members.memberSet)
+            }
+        }
+        return changes
+    }
+
+    /// The properties changed during the current event, with their values from before the event.
+    public func changedValuesForCurrentEvent() -> [String: Any] {
+        eventOldValues
+    }
+
+    /// The values of `keys` (all persistent properties when nil) as the store last had them.
+    ///
+    /// For example:
+    /// ```swift
+    /// mood.committedValues(forKeys: ["rating"])   // ["rating": 3]
+    /// ```
+    public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        fireFaultIfNeeded()
+        guard let committed = committedSnapshot ?? (_isInserted ? nil : _context?.cachedSnapshot(for: objectID)) else { return [:] }
+        var values: [String: Any] = [:]
+        let wanted = keys.map(Set.init)
+        for (index, attribute) in layout.attributes.enumerated() where !attribute.isTransient && (wanted?.contains(attribute.name) ?? true) {
+            if attribute.attributeType == .transformableAttributeType {
+                values[attribute.name] = TransformableValues.object(from: committed.attributes[index], attribute: attribute) ?? NSNull()
+            } else {
+                values[attribute.name] = ValueConversion.kvcValue(committed.attributes[index], for: attribute) ?? NSNull()
+            }
+        }
+        for (index, relationship) in layout.toOneRelationships.enumerated() where wanted?.contains(relationship.name) ?? true {
+            values[relationship.name] = committed.toOne[index].flatMap { _context?.object(with: $0) } ?? NSNull()
+        }
+        for (index, relationship) in layout.toManyRelationships.enumerated() where wanted?.contains(relationship.name) ?? true {
+            let ids = committedToMany[index] ?? _context?.committedToManyIDs(of: self, relationship: relationship) ?? []
+            let objects = ids.compactMap { _context?.object(with: $0) }
+            values[relationship.name] = relationship.isOrdered ? NSOrderedSet(array: objects) : NSSet(array: objects)
+        }
+        return values
+    }
+
+    /// Whether the object's persistent values differ from its committed values.
+    public var hasPersistentChangedValues: Bool {
+        _isInserted || !changedValues().isEmpty
+    }
+
+    // MARK: Helpers
+
+    /// The ID of a to-one destination.
+    func toOneID(at index: Int) -> NSManagedObjectID? {
+        switch toOneValues[index] {
+        case .none: return nil
+        case .id(let objectID): return objectID
+        case .object(let object): return object.objectID
+        }
+    }
+
+    private func isNone(_ index: Int) -> Bool {
+        if case .none = toOneValues[index] { return true }
+        return false
+    }
+
+    /// Whether a transformable attribute's object differs from its committed data.
+    private func transformedChanged(_ index: Int, attribute: NSAttributeDescription) -> Bool {
+        guard let committed = committedSnapshot else { return transformedValues[index] != nil }
+        let current = TransformableValues.storedValue(from: transformedValues[index], attribute: attribute)
+        return current != committed.attributes[index]
+    }
+}
+
+// MARK: Undo
+
+extension NSManagedObject {
+    /// The value of `key` in the form the undo of an event keeps (`NSSet`/`NSOrderedSet` for to-many
+    /// relationships, `NSNull` for nil).
+    func valueForUndo(forKey key: String) -> Any {
+        switch currentValueForChangeTracking(key) {
+        case let members as RelationshipMembers:
+            return members.isOrdered ? NSOrderedSet(array: members.order) : NSSet(set: members.memberSet)
+        case let value?:
+            return value
+        case nil:
+            return NSNull()
+        }
+    }
+
+    /// Puts back a value kept by ``valueForUndo(forKey:)``: the object is marked changed, but neither inverse
+    /// maintenance nor undo registration happens (the undo of an event restores every object it touched).
+    func restoreValueForUndo(_ value: Any, forKey key: String) {
+        fireFaultIfNeeded()
+        let newValue: Any? = value is NSNull ? nil : value
+        switch slot(for: key) {
+        case .attribute:
+            setPrimitiveValue(newValue, forKey: key)
+            _context?.noteUpdated(self)
+        case .toOne(let index, _):
+            toOneValues[index] = (newValue as? NSManagedObject).map { .object($0) } ?? .none
+            _context?.noteUpdated(self)
+        case .toMany(let index, let relationship):
+            let objects: [NSManagedObject]
+            switch newValue {
+            case let ordered as NSOrderedSet: objects = ordered.array.compactMap { $0 as? NSManagedObject }
+            case let set as NSSet: objects = set.allObjects.compactMap { $0 as? NSManagedObject }
+            default: objects = []
+            }
+            toManyValues[index] = .members(RelationshipMembers(ordered: relationship.isOrdered, members: objects))
+            _context?.noteToManyChanged(self, slot: index)
+        case .fetched:
+            return
+        }
+    }
+}

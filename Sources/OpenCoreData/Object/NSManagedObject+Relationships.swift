@@ -1,0 +1,202 @@
+extension NSManagedObject {
+    // MARK: Reading relationships
+
+    /// The destination of a to-one relationship, resolved to an object of the context.
+    func resolveToOne(at index: Int) -> NSManagedObject? {
+        switch toOneValues[index] {
+        case .none: return nil
+        case .object(let object): return object
+        case .id(let objectID):
+            guard let context = _context else { return nil }
+            let object = context.object(with: objectID)
+            toOneValues[index] = .object(object)
+            return object
+        }
+    }
+
+    /// The members of a to-many relationship, loading them if they are a fault.
+    func realizedMembers(at index: Int) -> RelationshipMembers {
+        if case .members(let members) = toManyValues[index] { return members }
+        let relationship = layout.toManyRelationships[index]
+        let objects = _context?.loadToMany(of: self, relationship: relationship, slot: index) ?? []
+        let members = RelationshipMembers(ordered: relationship.isOrdered, members: objects)
+        toManyValues[index] = .members(members)
+        return members
+    }
+
+    /// The IDs of a relationship's destinations, without firing their faults (Apple's
+    /// `objectIDs(forRelationshipNamed:)`).
+    ///
+    /// For example:
+    /// ```swift
+    /// let moodIDs = country.objectIDs(forRelationshipNamed: "moods")
+    /// ```
+    public func objectIDs(forRelationshipNamed key: String) -> [NSManagedObjectID] {
+        fireFaultIfNeeded()
+        switch slot(for: key) {
+        case .toOne(let index, _):
+            switch toOneValues[index] {
+            case .none: return []
+            case .id(let objectID): return [objectID]
+            case .object(let object): return [object.objectID]
+            }
+        case .toMany(let index, _):
+            return realizedMembers(at: index).objects.map(\.objectID)
+        default:
+            preconditionFailure("'\(key)' is not a relationship of entity \(entity.name ?? "?").")
+        }
+    }
+
+    // MARK: Recording changes (called by didChangeValue)
+
+    /// Records a change of `key` whose previous value was `oldValue`: marks the object updated, keeps the value
+    /// from before the event (for undo and `changedValuesForCurrentEvent()`), maintains inverse relationships.
+    func recordChange(forKey key: String, oldValue: Any?) {
+        guard let context = _context, context.changeProcessingSuspended == 0 else { return }
+        noteEventOldValue(key, oldValue)
+        switch slot(for: key) {
+        case .attribute:
+            context.noteUpdated(self)
+        case .toOne(let index, let relationship):
+            let old = oldValue as? NSManagedObject
+            let new = resolveToOne(at: index)
+            guard old !== new else { return }
+            context.noteUpdated(self)
+            if let old { GraphMaintenance.unlink(self, relationship, old) }
+            if let new { GraphMaintenance.link(self, relationship, new) }
+        case .toMany(let index, let relationship):
+            let old = (oldValue as? RelationshipMembers) ?? RelationshipMembers(ordered: relationship.isOrdered)
+            let new = realizedMembers(at: index)
+            let removed = old.objects.filter { !new.contains($0) }
+            let added = new.objects.filter { !old.contains($0) }
+            guard !removed.isEmpty || !added.isEmpty || (relationship.isOrdered && old.order != new.order) else { return }
+            context.noteToManyChanged(self, slot: index)
+            for object in removed { GraphMaintenance.unlink(self, relationship, object) }
+            for object in added { GraphMaintenance.link(self, relationship, object) }
+        case .fetched:
+            return
+        }
+    }
+
+    // MARK: To-many mutation (Xcode's generated accessors and mutable proxies call these)
+
+    /// Adds `object` to the to-many relationship `key` (at `index` for ordered relationships).
+    func addMember(_ object: NSManagedObject, toRelationship key: String, at index: Int? = nil) {
+        checkObjectConfinement()
+        guard case .toMany(let slot, let relationship) = slot(for: key) else {
+            preconditionFailure("'\(key)' is not a to-many relationship of entity \(entity.name ?? "?").")
+        }
+        checkDestination(object, relationship: relationship, key: key)
+        var members = realizedMembers(at: slot)
+        if members.contains(object) {
+            guard relationship.isOrdered, let index, members.index(of: object) != index else { return }
+            noteEventOldValue(key, members)
+            members.move(object, to: index)
+            toManyValues[slot] = .members(members)
+            _context?.noteToManyChanged(self, slot: slot)
+            return
+        }
+        noteEventOldValue(key, members)
+        members.insert(object, at: index)
+        toManyValues[slot] = .members(members)
+        _context?.noteToManyChanged(self, slot: slot)
+        GraphMaintenance.link(self, relationship, object)
+    }
+
+    /// Removes `object` from the to-many relationship `key`.
+    func removeMember(_ object: NSManagedObject, fromRelationship key: String) {
+        checkObjectConfinement()
+        guard case .toMany(let slot, let relationship) = slot(for: key) else {
+            preconditionFailure("'\(key)' is not a to-many relationship of entity \(entity.name ?? "?").")
+        }
+        var members = realizedMembers(at: slot)
+        guard members.contains(object) else { return }
+        noteEventOldValue(key, members)
+        members.remove(object)
+        toManyValues[slot] = .members(members)
+        _context?.noteToManyChanged(self, slot: slot)
+        GraphMaintenance.unlink(self, relationship, object)
+    }
+
+    /// Keeps the value a key had when the current event began: the context registers the undo of the whole
+    /// event from these values when the event ends (as Apple's does in `processPendingChanges`), and
+    /// `changedValuesForCurrentEvent()` reports them. To-many values are kept as `NSSet`/`NSOrderedSet`, nil as
+    /// `NSNull`.
+    func noteEventOldValue(_ key: String, _ value: Any?) {
+        guard let context = _context, eventOldValues[key] == nil else { return }
+        if eventOldValues.isEmpty { context.eventTouchedObjects.insert(self) }
+        switch value {
+        case let members as RelationshipMembers:
+            eventOldValues[key] = members.isOrdered ? NSOrderedSet(array: members.order) : NSSet(set: members.memberSet)
+        case nil:
+            eventOldValues[key] = NSNull()
+        case let value?:
+            eventOldValues[key] = value
+        }
+    }
+
+    // MARK: Primitive graph edits (inverse maintenance: no undo, no further inverse maintenance)
+
+    /// Sets a to-one relationship of this object directly.
+    func primitiveSetToOne(_ relationship: NSRelationshipDescription, to object: NSManagedObject?) {
+        fireFaultIfNeeded()
+        guard case .toOne(let index, _)? = layout.slots[relationship.name] else { return }
+        let current = resolveToOne(at: index)
+        guard current !== object else { return }
+        noteEventOldValue(relationship.name, current)
+        toOneValues[index] = object.map { .object($0) } ?? .none
+        _context?.noteUpdated(self)
+    }
+
+    /// The destination of a to-one relationship of this object.
+    func primitiveToOne(_ relationship: NSRelationshipDescription) -> NSManagedObject? {
+        fireFaultIfNeeded()
+        guard case .toOne(let index, _)? = layout.slots[relationship.name] else { return nil }
+        return resolveToOne(at: index)
+    }
+
+    /// Adds or removes a member of a to-many relationship of this object directly.
+    func primitiveChangeMember(_ relationship: NSRelationshipDescription, _ object: NSManagedObject, add: Bool) {
+        fireFaultIfNeeded()
+        guard case .toMany(let index, _)? = layout.slots[relationship.name] else { return }
+        var members = realizedMembers(at: index)
+        guard members.contains(object) != add else { return }
+        noteEventOldValue(relationship.name, members)
+        if add { members.insert(object) } else { members.remove(object) }
+        toManyValues[index] = .members(members)
+        _context?.noteToManyChanged(self, slot: index)
+    }
+}
+
+/// Keeps both sides of a relationship consistent when one side changes (Core Data's inverse maintenance).
+enum GraphMaintenance {
+    /// `source.relationship` now contains `destination`: make the inverse side agree.
+    static func link(_ source: NSManagedObject, _ relationship: NSRelationshipDescription, _ destination: NSManagedObject) {
+        guard let inverse = relationship.inverseRelationship else { return }
+        if inverse.isToMany {
+            destination.primitiveChangeMember(inverse, source, add: true)
+            return
+        }
+        let previous = destination.primitiveToOne(inverse)
+        guard previous !== source else { return }
+        destination.primitiveSetToOne(inverse, to: source)
+        // The destination pointed back at another object: that object no longer holds the destination.
+        if let previous, previous !== destination {
+            if relationship.isToMany {
+                previous.primitiveChangeMember(relationship, destination, add: false)
+            } else if previous.primitiveToOne(relationship) === destination {
+                previous.primitiveSetToOne(relationship, to: nil)
+            }
+        }
+    }
+
+    /// `source.relationship` no longer contains `destination`: make the inverse side agree.
+    static func unlink(_ source: NSManagedObject, _ relationship: NSRelationshipDescription, _ destination: NSManagedObject) {
+        guard let inverse = relationship.inverseRelationship else { return }
+        if inverse.isToMany {
+            destination.primitiveChangeMember(inverse, source, add: false)
+        } else if destination.primitiveToOne(inverse) === source {
+            destination.primitiveSetToOne(inverse, to: nil)
+        }
+    }
+}

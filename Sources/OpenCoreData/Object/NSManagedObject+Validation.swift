@@ -1,0 +1,161 @@
+extension NSManagedObject {
+    /// The implementation of `validateForInsert` (the overridable method is declared in the class body).
+    func validateForInsertImpl() throws {
+        try validateAllProperties()
+    }
+
+    /// The implementation of `validateForUpdate` (the overridable method is declared in the class body).
+    func validateForUpdateImpl() throws {
+        try validateAllProperties()
+    }
+
+    /// The implementation of `validateForDelete` (the overridable method is declared in the class body).
+    func validateForDeleteImpl() throws {
+        var errors: [NSError] = []
+        for case let relationship as NSRelationshipDescription in entity.properties where relationship.deleteRule == .denyDeleteRule {
+            let destinations = destinationsForValidation(relationship).filter { !$0._isDeleted }
+            if !destinations.isEmpty {
+                errors.append(ValidationErrors.make(NSValidationRelationshipDeniedDeleteError, object: self, key: relationship.name, value: nil,
+                                                    message: "\(entity.name ?? "The object") cannot be deleted while its \(relationship.name) relationship is not empty."))
+            }
+        }
+        if let error = ValidationErrors.combined(errors) { throw error }
+    }
+
+    /// The implementation of `validateValue` (the overridable method is declared in the class body).
+    func validateValueImpl(_ value: inout Any?, forKey key: String) throws {
+        guard let property = entity.propertiesByName[key] else { return }
+        switch property {
+        case let attribute as NSAttributeDescription:
+            try ValidationRules.validate(attribute: attribute, value: value, of: self)
+        case let relationship as NSRelationshipDescription:
+            try ValidationRules.validate(relationship: relationship, destinations: destinationsForValidation(relationship), of: self)
+        default:
+            return
+        }
+    }
+
+    /// Runs `validateValue(_:forKey:)` for every property and combines the errors.
+    func validateAllProperties() throws {
+        var errors: [NSError] = []
+        for property in entity.properties where !(property is NSFetchedPropertyDescription) {
+            var value: Any? = property is NSRelationshipDescription ? nil : value(forKey: property.name)
+            let original = value
+            do {
+                try validateValue(&value, forKey: property.name)
+                if !(property is NSRelationshipDescription), !ValidationRules.same(original, value) {
+                    setValue(value, forKey: property.name)  // the validation coerced the value
+                }
+            } catch let error as NSError {
+                if error.code == NSValidationMultipleErrorsError, let details = error.userInfo[NSDetailedErrorsKey] as? [NSError] {
+                    errors += details
+                } else {
+                    errors.append(error)
+                }
+            }
+        }
+        if let error = ValidationErrors.combined(errors) { throw error }
+    }
+
+    /// The destinations of a relationship, for validation.
+    func destinationsForValidation(_ relationship: NSRelationshipDescription) -> [NSManagedObject] {
+        let value = self.value(forKey: relationship.name)
+        if relationship.isToMany {
+            if let set = value as? NSSet { return set.allObjects.compactMap { $0 as? NSManagedObject } }
+            if let ordered = value as? NSOrderedSet { return ordered.array.compactMap { $0 as? NSManagedObject } }
+            return []
+        }
+        return (value as? NSManagedObject).map { [$0] } ?? []
+    }
+}
+
+/// The model's validation rules, with Apple's error codes.
+enum ValidationRules {
+    static func validate(attribute: NSAttributeDescription, value: Any?, of object: NSManagedObject) throws {
+        guard let value, !(value is NSNull) else {
+            if !attribute.isOptional {
+                throw ValidationErrors.make(NSValidationMissingMandatoryPropertyError, object: object, key: attribute.name, value: nil,
+                                            message: "\(attribute.name) is a required value.")
+            }
+            return
+        }
+        var errors: [NSError] = []
+        for (predicate, rule) in attribute.validationPredicatesAndRules {
+            guard !predicate.evaluate(with: value) else { continue }
+            let code = (rule.warning as? NSNumber)?.intValue ?? NSManagedObjectValidationError
+            let message = (rule.warning as? String) ?? ValidationErrors.message(code: code, key: attribute.name)
+            errors.append(ValidationErrors.make(code, object: object, key: attribute.name, value: value, message: message, predicate: predicate))
+        }
+        if let error = ValidationErrors.combined(errors) { throw error }
+    }
+
+    static func validate(relationship: NSRelationshipDescription, destinations: [NSManagedObject], of object: NSManagedObject) throws {
+        let live = destinations.filter { !$0._isDeleted }
+        let count = live.count
+        if !relationship.isToMany {
+            if count == 0 && !relationship.isOptional {
+                throw ValidationErrors.make(NSValidationMissingMandatoryPropertyError, object: object, key: relationship.name, value: nil,
+                                            message: "\(relationship.name) is a required value.")
+            }
+            return
+        }
+        if count == 0 {
+            guard !relationship.isOptional else { return }
+            let code = relationship.minCount > 0 ? NSValidationRelationshipLacksMinimumCountError : NSValidationMissingMandatoryPropertyError
+            throw ValidationErrors.make(code, object: object, key: relationship.name, value: NSSet(),
+                                        message: code == NSValidationMissingMandatoryPropertyError ? "\(relationship.name) is a required value." : "Too few items in \(relationship.name).")
+        }
+        if relationship.minCount > 0 && count < relationship.minCount {
+            throw ValidationErrors.make(NSValidationRelationshipLacksMinimumCountError, object: object, key: relationship.name, value: NSSet(array: live),
+                                        message: "Too few items in \(relationship.name) (\(count), at least \(relationship.minCount)).")
+        }
+        if relationship.maxCount > 0 && count > relationship.maxCount {
+            throw ValidationErrors.make(NSValidationRelationshipExceedsMaximumCountError, object: object, key: relationship.name, value: NSSet(array: live),
+                                        message: "Too many items in \(relationship.name) (\(count), at most \(relationship.maxCount)).")
+        }
+    }
+
+    /// Whether validation left a value unchanged.
+    static func same(_ a: Any?, _ b: Any?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case let (x as NSObject, y as NSObject): return x.isEqual(y)
+        case let (x as AnyHashable, y as AnyHashable): return x == y
+        default: return a == nil && b == nil
+        }
+    }
+}
+
+/// Validation errors with Apple's domain, codes and userInfo keys.
+enum ValidationErrors {
+    static func make(_ code: Int, object: NSManagedObject, key: String, value: Any?, message: String, predicate: NSPredicate? = nil) -> NSError {
+        var userInfo: [String: Any] = [NSValidationObjectErrorKey: object, NSValidationKeyErrorKey: key, NSLocalizedDescriptionKey: message]
+        if let value { userInfo[NSValidationValueErrorKey] = value }
+        if let predicate { userInfo[NSValidationPredicateErrorKey] = predicate }
+        return NSError(domain: NSCocoaErrorDomain, code: code, userInfo: userInfo)
+    }
+
+    /// One error as is; several as `NSValidationMultipleErrorsError` with `NSDetailedErrorsKey`.
+    static func combined(_ errors: [NSError]) -> NSError? {
+        guard let first = errors.first else { return nil }
+        if errors.count == 1 { return first }
+        return NSError(domain: NSCocoaErrorDomain, code: NSValidationMultipleErrorsError, userInfo: [
+            NSDetailedErrorsKey: errors,
+            NSLocalizedDescriptionKey: "Multiple validation errors occurred (\(errors.count)).",
+        ])
+    }
+
+    /// Apple's message for a validation code.
+    static func message(code: Int, key: String) -> String {
+        switch code {
+        case NSValidationNumberTooLargeError: return "\(key) is too large."
+        case NSValidationNumberTooSmallError: return "\(key) is too small."
+        case NSValidationDateTooLateError: return "\(key) is too late."
+        case NSValidationDateTooSoonError: return "\(key) is too early."
+        case NSValidationStringTooLongError: return "\(key) is too long."
+        case NSValidationStringTooShortError: return "\(key) is too short."
+        case NSValidationStringPatternMatchingError: return "\(key) is invalid."
+        default: return "\(key) is invalid."
+        }
+    }
+}

@@ -1,0 +1,111 @@
+/// A compact, universal identifier for a managed object: its entity, its store and its key there.
+///
+/// Object IDs are `Sendable` and hashable: pass them between contexts and threads, and get the object back
+/// with `context.object(with:)`. An object inserted but not yet saved has a *temporary* ID; saving (or
+/// `obtainPermanentIDs(for:)`) gives it a permanent one.
+///
+/// For example:
+/// ```swift
+/// let id = mood.objectID
+/// background.perform {
+///     let same = background.object(with: id) as! Mood
+/// }
+/// print(id.uriRepresentation())   // x-coredata://3F2C…/Mood/p12
+/// ```
+public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
+    // @unchecked Sendable: every stored property is immutable (`let`), the entity is Sendable and the
+    // store reference is weak.
+
+    /// The entity of the object.
+    public let entity: NSEntityDescription
+    /// How the object is identified within its store.
+    let key: Key
+    /// The store's identifier (its `NSStoreUUID`), empty for temporary IDs.
+    let storeIdentifier: String
+    private weak var store: NSPersistentStore?
+
+    /// The identity of an object within a store.
+    enum Key: Hashable, Sendable {
+        /// An unsaved object: a random UUID.
+        case temporary(UUID)
+        /// A saved object: its primary key in its entity hierarchy (`Z_PK`).
+        case primaryKey(Int64)
+        /// A saved object of a custom store: the store's reference object.
+        case reference(ReferenceObject)
+    }
+
+    /// A custom store's reference object, kept with its equality and description.
+    struct ReferenceObject: Hashable, @unchecked Sendable {
+        // @unchecked Sendable: reference objects are value-like identifiers (strings, numbers) that are
+        // never mutated after the ID is made.
+        let value: AnyHashable
+    }
+
+    init(entity: NSEntityDescription, key: Key, store: NSPersistentStore?) {
+        self.entity = entity
+        self.key = key
+        self.store = store
+        self.storeIdentifier = store?.identifier ?? ""
+        super.init()
+    }
+
+    /// A new temporary ID for an object of `entity`.
+    static func temporary(for entity: NSEntityDescription) -> NSManagedObjectID {
+        NSManagedObjectID(entity: entity, key: .temporary(UUID()), store: nil)
+    }
+
+    /// The store that holds the object; `nil` for temporary IDs.
+    public var persistentStore: NSPersistentStore? { store }
+
+    /// Whether the ID is temporary (the object has not been saved yet).
+    public var isTemporaryID: Bool {
+        if case .temporary = key { return true }
+        return false
+    }
+
+    /// The object's primary key within its store, for permanent IDs of stores that use primary keys.
+    var primaryKey: Int64? {
+        if case .primaryKey(let pk) = key { return pk }
+        return nil
+    }
+
+    /// A URL that identifies the object across launches, in Apple's format:
+    /// `x-coredata://<store UUID>/<Entity>/p<primary key>`, or `x-coredata:///<Entity>/t<UUID>` when temporary.
+    public func uriRepresentation() -> URL {
+        let entityName = entity.name ?? ""
+        switch key {
+        case .temporary(let uuid):
+            return URL(string: "x-coredata:///\(Self.escaped(entityName))/t\(uuid.uuidString)")!
+        case .primaryKey(let pk):
+            return URL(string: "x-coredata://\(storeIdentifier)/\(Self.escaped(entityName))/p\(pk)")!
+        case .reference(let reference):
+            let text = (reference.value.base as? String).map { "s" + Self.escaped($0) } ?? "p\(reference.value)"
+            return URL(string: "x-coredata://\(storeIdentifier)/\(Self.escaped(entityName))/\(text)")!
+        }
+    }
+
+    private static func escaped(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? text
+    }
+
+    public override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSManagedObjectID else { return false }
+        if other === self { return true }
+        return key == other.key && storeIdentifier == other.storeIdentifier && entity.rootEntity === other.entity.rootEntity
+            && (entity === other.entity || !isTemporaryID)
+    }
+
+    public override var hash: Int {
+        var hasher = Hasher()
+        hasher.combine(key)
+        hasher.combine(storeIdentifier)
+        return hasher.finalize()
+    }
+
+    /// Object IDs are immutable: a copy is the ID itself.
+    public func copy(with zone: NSZone? = nil) -> Any { self }
+
+    public override var description: String {
+        "<\(uriRepresentation().absoluteString)>"
+    }
+}

@@ -1,0 +1,48 @@
+/// Transformable attributes: the conversion between an attribute's object and the `Data` stored for it,
+/// through the attribute's `ValueTransformer` (`NSSecureUnarchiveFromData` when none is named).
+///
+/// Core Data applies the unarchiving transformers (`NSSecureUnarchiveFromData`, `NSKeyedUnarchiveFromData`,
+/// `NSUnarchiveFromData` and subclasses of `NSSecureUnarchiveFromDataTransformer`), whose forward direction is
+/// data → object, in reverse when saving; custom transformers go object → data forward, as Apple documents.
+enum TransformableValues {
+    static let defaultTransformerName = "NSSecureUnarchiveFromData"
+    private static let unarchivingNames: Set<String> = ["NSSecureUnarchiveFromData", "NSKeyedUnarchiveFromData", "NSUnarchiveFromData"]
+
+    /// The attribute's transformer; a missing one stops the program (Apple raises).
+    static func transformer(for attribute: NSAttributeDescription) -> (ValueTransformer, reversed: Bool) {
+        let name = attribute.valueTransformerName ?? defaultTransformerName
+        guard let transformer = ValueTransformer(forName: NSValueTransformerName(rawValue: name)) else {
+            preconditionFailure("No value transformer named '\(name)' is registered (transformable attribute '\(attribute.name)' of entity '\(attribute.owningEntity?.name ?? "?")'). Register it with ValueTransformer.setValueTransformer(_:forName:) before using the attribute.")
+        }
+        return (transformer, transformer is NSSecureUnarchiveFromDataTransformer || unarchivingNames.contains(name))
+    }
+
+    /// The object for stored data (nil for null or data the transformer rejects).
+    static func object(from stored: StoredValue, attribute: NSAttributeDescription) -> Any? {
+        guard case .data(let data) = stored else { return nil }
+        let (transformer, reversed) = transformer(for: attribute)
+        let object = reversed ? transformer.transformedValue(data) : transformer.reverseTransformedValue(data)
+        return object is NSNull ? nil : object
+    }
+
+    /// The stored data for an object.
+    static func storedValue(from object: Any?, attribute: NSAttributeDescription) -> StoredValue {
+        guard let object, !(object is NSNull) else { return .null }
+        let (transformer, reversed) = transformer(for: attribute)
+        let result = reversed ? transformer.reverseTransformedValue(object) : transformer.transformedValue(object)
+        if let data = result as? Data { return .data(data) }
+        if let data = result as? NSData { return .data(Data(referencing: data)) }
+        if result == nil || result is NSNull { return .null }
+        preconditionFailure("The value transformer of transformable attribute '\(attribute.name)' returned \(ValueConversion.typeName(result)), not Data.")
+    }
+}
+
+extension NSManagedObject {
+    /// The object of a transformable attribute, transforming the stored data on first access.
+    func transformedValue(at index: Int, attribute: NSAttributeDescription) -> Any? {
+        if let cached = transformedValues[index] { return cached }
+        let object = TransformableValues.object(from: attributeValues[index], attribute: attribute)
+        if let object { transformedValues[index] = object }
+        return object
+    }
+}

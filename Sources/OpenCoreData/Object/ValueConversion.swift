@@ -1,0 +1,153 @@
+/// Conversions between the values users pass through key-value coding (any Swift number, `NSNumber`,
+/// `String`, `Date`, `Data`, `UUID`, `URL` and their Foundation classes) and the stored form of an attribute.
+enum ValueConversion {
+    /// The stored form of `value` for `attribute`, or `nil` if `value` is of the wrong kind.
+    /// `nil` and `NSNull` become `.null`. Transformable attributes are handled by the caller.
+    static func storedValue(fromKVC value: Any?, for attribute: NSAttributeDescription) -> StoredValue? {
+        guard let value, !(value is NSNull) else { return .null }
+        switch attribute.attributeType {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
+            return integer(value).map { .integer(clamp($0, to: attribute.attributeType)) }
+        case .booleanAttributeType:
+            return integer(value).map { .integer($0 == 0 ? 0 : 1) }
+        case .doubleAttributeType:
+            return real(value).map { .real($0) }
+        case .floatAttributeType:
+            return real(value).map { .real(Double(Float($0))) }
+        case .decimalAttributeType:
+            return decimal(value).map { .decimal($0) }
+        case .stringAttributeType:
+            if let string = value as? String { return .text(string) }
+            if let string = value as? NSString { return .text(string as String) }
+            return nil
+        case .dateAttributeType:
+            if let date = value as? Date { return .date(date) }
+            if let date = value as? NSDate { return .date(Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)) }
+            return nil
+        case .binaryDataAttributeType:
+            if let data = value as? Data { return .data(data) }
+            if let data = value as? NSData { return .data(Data(referencing: data)) }
+            if let bytes = value as? [UInt8] { return .data(Data(bytes)) }
+            return nil
+        case .UUIDAttributeType:
+            if let uuid = value as? UUID { return .uuid(uuid) }
+            if let uuid = value as? NSUUID { return .uuid(UUID(uuidString: uuid.uuidString)!) }
+            return nil
+        case .URIAttributeType:
+            if let url = value as? URL { return .url(url) }
+            if let url = value as? NSURL, let absolute = url.absoluteURL { return .url(absolute) }
+            return nil
+        case .undefinedAttributeType, .transformableAttributeType, .objectIDAttributeType, .compositeAttributeType:
+            return nil
+        }
+    }
+
+    /// The key-value-coding form of a stored value, as Apple's `value(forKey:)` returns it: `NSNumber` for
+    /// numbers and booleans, `NSDecimalNumber` for decimals, Swift `String`, `Date`, `Data`, `UUID`, `URL`.
+    static func kvcValue(_ stored: StoredValue, for attribute: NSAttributeDescription) -> Any? {
+        switch stored {
+        case .null: return nil
+        case .integer(let value):
+            switch attribute.attributeType {
+            case .booleanAttributeType: return NSNumber(value: value != 0)
+            case .integer16AttributeType: return NSNumber(value: Int16(truncatingIfNeeded: value))
+            case .integer32AttributeType: return NSNumber(value: Int32(truncatingIfNeeded: value))
+            case .doubleAttributeType: return NSNumber(value: Double(value))
+            case .floatAttributeType: return NSNumber(value: Float(value))
+            case .decimalAttributeType: return NSDecimalNumber(value: value)
+            default: return NSNumber(value: value)
+            }
+        case .real(let value):
+            switch attribute.attributeType {
+            case .floatAttributeType: return NSNumber(value: Float(value))
+            case .decimalAttributeType: return NSDecimalNumber(value: value)
+            case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
+                return NSNumber(value: Int64(exactly: value.rounded(.towardZero)) ?? 0)
+            case .booleanAttributeType: return NSNumber(value: value != 0)
+            default: return NSNumber(value: value)
+            }
+        case .decimal(let value): return NSDecimalNumber(decimal: value)
+        case .text(let value): return value
+        case .date(let value): return value
+        case .data(let value): return value
+        case .uuid(let value): return value
+        case .url(let value): return value
+        }
+    }
+
+    /// An integer from any Swift integer, floating-point number, `Bool`, `NSNumber` or `Decimal`.
+    static func integer(_ value: Any) -> Int64? {
+        switch value {
+        case let value as Int: return Int64(value)
+        case let value as Int64: return value
+        case let value as Int32: return Int64(value)
+        case let value as Int16: return Int64(value)
+        case let value as Int8: return Int64(value)
+        case let value as UInt: return Int64(truncatingIfNeeded: value)
+        case let value as UInt64: return Int64(truncatingIfNeeded: value)
+        case let value as UInt32: return Int64(value)
+        case let value as UInt16: return Int64(value)
+        case let value as UInt8: return Int64(value)
+        case let value as Bool: return value ? 1 : 0
+        case let value as Double: return value.isFinite ? Int64(exactly: value.rounded(.towardZero)) ?? (value < 0 ? .min : .max) : nil
+        case let value as Float: return integer(Double(value))
+        case let value as Decimal: return integer(DecimalConversion.double(value))
+        case let value as NSNumber: return value.int64Value
+        default: return nil
+        }
+    }
+
+    /// A double from any Swift number, `Bool`, `NSNumber` or `Decimal`.
+    static func real(_ value: Any) -> Double? {
+        switch value {
+        case let value as Double: return value
+        case let value as Float: return Double(value)
+        case let value as Decimal: return DecimalConversion.double(value)
+        case let value as NSNumber: return value.doubleValue
+        default: return integer(value).map(Double.init)
+        }
+    }
+
+    /// A decimal from any Swift number, `NSNumber`, `NSDecimalNumber` or `Decimal`.
+    static func decimal(_ value: Any) -> Decimal? {
+        switch value {
+        case let value as Decimal: return value
+        case let value as NSDecimalNumber: return value.decimalValue
+        case let value as Double: return DecimalConversion.decimal(value)
+        case let value as Float: return DecimalConversion.decimal(Double(value))
+        case let value as NSNumber: return value.decimalValue
+        default: return integer(value).map { Decimal($0) }
+        }
+    }
+
+    /// Integers wrap to the attribute's width, as storing into an Int16/Int32 column does.
+    private static func clamp(_ value: Int64, to type: NSAttributeType) -> Int64 {
+        switch type {
+        case .integer16AttributeType: return Int64(Int16(truncatingIfNeeded: value))
+        case .integer32AttributeType: return Int64(Int32(truncatingIfNeeded: value))
+        default: return value
+        }
+    }
+
+    /// A readable name of a value's type for messages.
+    static func typeName(_ value: Any?) -> String {
+        guard let value else { return "nil" }
+        return String(describing: type(of: value))
+    }
+
+    /// The kinds of value an attribute accepts, for messages.
+    static func expectedKinds(_ attribute: NSAttributeDescription) -> String {
+        switch attribute.attributeType {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .doubleAttributeType,
+            .floatAttributeType, .booleanAttributeType, .decimalAttributeType:
+            return "a number (any Swift integer or floating-point type, Bool, Decimal or NSNumber)"
+        case .stringAttributeType: return "String or NSString"
+        case .dateAttributeType: return "Date or NSDate"
+        case .binaryDataAttributeType: return "Data or NSData"
+        case .UUIDAttributeType: return "UUID or NSUUID"
+        case .URIAttributeType: return "URL or NSURL"
+        case .transformableAttributeType: return "a value its transformer accepts"
+        default: return "no value (the attribute's type cannot hold one)"
+        }
+    }
+}

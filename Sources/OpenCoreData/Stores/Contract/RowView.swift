@@ -1,0 +1,67 @@
+/// The key-value-coding views of a store's rows during one in-memory evaluation (a predicate or sort a store
+/// evaluates itself): one view per object, so identity comparisons work, with related rows loaded on demand.
+final class RowViews {
+    private let store: SnapshotStore
+    private var views: [NSManagedObjectID: RowView] = [:]
+    private var snapshots: [NSManagedObjectID: ObjectSnapshot] = [:]
+
+    init(store: SnapshotStore) { self.store = store }
+
+    /// Rows already at hand (from a query), so views do not read them again.
+    func preload(_ rows: [NSManagedObjectID: ObjectSnapshot]) {
+        snapshots.merge(rows) { current, _ in current }
+    }
+
+    /// The view of an object (a view with no row, which equals nothing else, for unknown IDs).
+    func view(for objectID: NSManagedObjectID) -> RowView {
+        if let view = views[objectID] { return view }
+        let view = RowView(objectID: objectID, views: self)
+        views[objectID] = view
+        return view
+    }
+
+    /// The row of an object.
+    func snapshot(for objectID: NSManagedObjectID) -> ObjectSnapshot? {
+        if let snapshot = snapshots[objectID] { return snapshot }
+        guard !objectID.isTemporaryID, let snapshot = try? store.snapshot(for: objectID) else { return nil }
+        snapshots[objectID] = snapshot
+        return snapshot
+    }
+
+    /// The members of a to-many relationship.
+    func related(_ objectID: NSManagedObjectID, _ relationship: NSRelationshipDescription) -> [NSManagedObjectID] {
+        (try? store.relatedObjectIDs(of: objectID, through: relationship)) ?? []
+    }
+}
+
+/// A stored row seen through key-value coding: attributes as Apple's KVC types, to-one relationships as the
+/// destination's view, to-many ones as sets (ordered sets) of views.
+final class RowView: NSObject, KeyValueCoding {
+    let objectID: NSManagedObjectID
+    private unowned let views: RowViews
+
+    init(objectID: NSManagedObjectID, views: RowViews) {
+        self.objectID = objectID
+        self.views = views
+    }
+
+    func value(forKey key: String) -> Any? {
+        guard let snapshot = views.snapshot(for: objectID) else { return nil }
+        switch objectID.entity.layout.slots[key] {
+        case .attribute(let index, let attribute)?:
+            if attribute.attributeType == .transformableAttributeType {
+                return TransformableValues.object(from: snapshot.attributes[index], attribute: attribute)
+            }
+            return ValueConversion.kvcValue(snapshot.attributes[index], for: attribute)
+        case .toOne(let index, _)?:
+            return snapshot.toOne[index].map { views.view(for: $0) }
+        case .toMany(_, let relationship)?:
+            let members = views.related(objectID, relationship).map { views.view(for: $0) }
+            return relationship.isOrdered ? NSOrderedSet(array: members) : NSSet(array: members)
+        case .fetched?, nil:
+            return nil
+        }
+    }
+
+    override var description: String { "<row \(objectID)>" }
+}

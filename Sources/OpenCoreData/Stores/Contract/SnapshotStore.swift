@@ -1,0 +1,83 @@
+/// The internal contract between the coordinator and the stores OpenCoreData ships (in-memory, SQLite): it
+/// deals only in object IDs and snapshots, never in managed objects or contexts (DESIGN.md §3). Every call is
+/// made with the coordinator's lock held, so implementations need no locking of their own.
+protocol SnapshotStore: NSPersistentStore {
+    /// Opens (or creates) the store's content for `model`; called once, when the store is added.
+    func load(model: NSManagedObjectModel) throws
+
+    /// `count` new permanent object IDs for objects of `entity`.
+    func newObjectIDs(for entity: NSEntityDescription, count: Int) throws -> [NSManagedObjectID]
+
+    /// The current row of an object, or `nil` if it no longer exists.
+    func snapshot(for objectID: NSManagedObjectID) throws -> ObjectSnapshot?
+
+    /// The destinations of a to-many relationship of an object (in order for ordered relationships).
+    func relatedObjectIDs(of objectID: NSManagedObjectID, through relationship: NSRelationshipDescription) throws -> [NSManagedObjectID]
+
+    /// Applies a save atomically: all of it, or (throwing) none of it. Throws `StoreSaveConflicts` when a row's
+    /// version is not the expected one (optimistic locking), `StoreConstraintViolation` for uniqueness.
+    func save(_ changes: StoreSaveChanges) throws -> StoreSaveResult
+
+    /// The object ID for a primary key of an entity in this store (used to rebuild IDs from URIs).
+    func objectID(for entity: NSEntityDescription, primaryKey: Int64) -> NSManagedObjectID
+}
+
+extension SnapshotStore {
+    func objectID(for entity: NSEntityDescription, primaryKey: Int64) -> NSManagedObjectID {
+        NSManagedObjectID(entity: entity, key: .primaryKey(primaryKey), store: self)
+    }
+}
+
+/// The changes of one save, as the coordinator hands them to a store.
+struct StoreSaveChanges {
+    /// A new object: its values and the members of its to-many relationships.
+    struct Insert {
+        var objectID: NSManagedObjectID
+        var snapshot: ObjectSnapshot
+        /// To-many members by the layout's to-many slot (ordered relationships in order).
+        var toMany: [Int: [NSManagedObjectID]]
+    }
+    /// A changed object: its new values, the version the context last saw, and the to-many relationships
+    /// whose members changed.
+    struct Update {
+        var objectID: NSManagedObjectID
+        var snapshot: ObjectSnapshot
+        var expectedVersion: Int64
+        var toMany: [Int: [NSManagedObjectID]]
+    }
+    /// A deleted object and the version the context last saw.
+    struct Delete {
+        var objectID: NSManagedObjectID
+        var expectedVersion: Int64
+    }
+
+    var inserts: [Insert] = []
+    var updates: [Update] = []
+    var deletes: [Delete] = []
+
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+}
+
+/// Rows whose version in the store is not the version the saving context saw.
+struct StoreSaveConflicts: Error {
+    struct Conflict {
+        var objectID: NSManagedObjectID
+        /// The version the context expected.
+        var expectedVersion: Int64
+        /// The row as it is in the store now; `nil` if it was deleted.
+        var persisted: ObjectSnapshot?
+    }
+    var conflicts: [Conflict]
+}
+
+/// A uniqueness constraint that a save would violate.
+struct StoreConstraintViolation: Error {
+    /// The entity that declares the constraint.
+    var entity: NSEntityDescription
+    /// The constraint's property names.
+    var constraint: [String]
+    /// The objects being saved that collide (with each other or with a stored row).
+    var objectIDs: [NSManagedObjectID]
+    /// The stored row they collide with, if any.
+    var existing: NSManagedObjectID?
+}

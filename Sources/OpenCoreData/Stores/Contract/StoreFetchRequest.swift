@@ -1,0 +1,35 @@
+/// A fetch as the coordinator hands it to a store: managed objects in constants already replaced by their
+/// object IDs, key paths checked against the model.
+struct StoreFetchRequest {
+    /// The entity to fetch.
+    var entity: NSEntityDescription
+    /// Whether objects of sub-entities match too.
+    var includesSubentities: Bool
+    /// Which rows match (nil: all).
+    var predicate: NSPredicate?
+    /// The order of the results.
+    var sortDescriptors: [NSSortDescriptor]
+    /// At most this many results (0: no limit), after skipping `fetchOffset`.
+    var fetchLimit: Int
+    var fetchOffset: Int
+    /// Whether to return the matching rows' snapshots too (to realize objects without another query).
+    var wantsSnapshots: Bool
+    /// Whether only the count is wanted.
+    var countOnly: Bool
+}
+
+/// What a store returns for a fetch.
+struct StoreFetchResult {
+    /// The matching objects, in order.
+    var objectIDs: [NSManagedObjectID] = []
+    /// Their rows, when asked for (same order).
+    var snapshots: [ObjectSnapshot]?
+    /// The number of matching rows (the count of `objectIDs`, or the count alone for count-only fetches).
+    var count: Int = 0
+}
+
+/// Stores that can fetch (every store OpenCoreData ships).
+protocol FetchingStore: SnapshotStore {
+    /// Runs a fetch.
+    func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult
+}

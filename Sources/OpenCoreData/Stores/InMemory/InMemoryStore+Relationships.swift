@@ -1,0 +1,119 @@
+/// How the in-memory store keeps to-many members consistent with the relationships' single source of truth,
+/// the way the SQLite layout does by construction:
+/// - a one-to-many relationship's members are the rows whose inverse to-one points at the owner (the owner's
+///   list only supplies the order);
+/// - a many-to-many pair is one set of links: writing one side's members adds and removes links, which shows
+///   on the other side too;
+/// - a relationship without an inverse is the owner's own list.
+///
+/// So a context that saves a stale member list (for example under `NSOverwriteMergePolicy`) cannot leave two
+/// sides that disagree.
+extension InMemoryStore {
+    /// Applies a save's to-one and to-many changes to the members lists of `rows` (copying any shared row it
+    /// changes, so `previous` stays intact until the save is committed).
+    static func applyRelationshipChanges(_ changes: StoreSaveChanges, previous: [NSManagedObjectID: Row], to rows: inout [NSManagedObjectID: Row]) {
+        var editor = MembersEditor(rows: rows, owned: Set(changes.inserts.map(\.objectID) + changes.updates.map(\.objectID)))
+        for delete in changes.deletes {
+            guard let row = previous[delete.objectID] else { continue }
+            editor.unlinkDeleted(row)
+        }
+        let written = changes.inserts.map { ($0.objectID, $0.toMany) } + changes.updates.map { ($0.objectID, $0.toMany) }
+        for (objectID, _) in written {
+            editor.moveToOne(of: objectID, previous: previous[objectID])
+        }
+        for (objectID, toMany) in written {
+            for (slot, members) in toMany.sorted(by: { $0.key < $1.key }) {
+                editor.write(members, slot: slot, of: objectID)
+            }
+        }
+        rows = editor.rows
+    }
+
+    /// Copy-on-write editing of members lists.
+    private struct MembersEditor {
+        var rows: [NSManagedObjectID: Row]
+        /// Rows created by this save (safe to change in place).
+        var owned: Set<NSManagedObjectID>
+
+        mutating func mutableRow(_ objectID: NSManagedObjectID) -> Row? {
+            guard let row = rows[objectID] else { return nil }
+            if owned.contains(objectID) { return row }
+            let copy = Row(objectID: row.objectID, snapshot: row.snapshot, toMany: row.toMany)
+            rows[objectID] = copy
+            owned.insert(objectID)
+            return copy
+        }
+
+        /// The to-many slot of `relationship` in `objectID`'s entity.
+        static func slot(of relationship: NSRelationshipDescription, in objectID: NSManagedObjectID) -> Int? {
+            if case .toMany(let slot, _)? = objectID.entity.layout.slots[relationship.name] { return slot }
+            return nil
+        }
+
+        mutating func remove(_ member: NSManagedObjectID, from owner: NSManagedObjectID, through relationship: NSRelationshipDescription) {
+            guard let slot = Self.slot(of: relationship, in: owner), rows[owner]?.toMany[slot]?.contains(member) == true,
+                  let row = mutableRow(owner) else { return }
+            row.toMany[slot]?.removeAll { $0 == member }
+        }
+
+        mutating func append(_ member: NSManagedObjectID, to owner: NSManagedObjectID, through relationship: NSRelationshipDescription) {
+            guard let slot = Self.slot(of: relationship, in: owner), rows[owner]?.toMany[slot]?.contains(member) != true,
+                  let row = mutableRow(owner) else { return }
+            row.toMany[slot, default: []].append(member)
+        }
+
+        /// A deleted row leaves its owners' and partners' lists.
+        mutating func unlinkDeleted(_ row: Row) {
+            let layout = row.objectID.entity.layout
+            for (slot, relationship) in layout.toOneRelationships.enumerated() {
+                guard let inverse = relationship.inverseRelationship, inverse.isToMany, let owner = row.snapshot.toOne[slot] else { continue }
+                remove(row.objectID, from: owner, through: inverse)
+            }
+            for (slot, relationship) in layout.toManyRelationships.enumerated() {
+                guard let inverse = relationship.inverseRelationship, inverse.isToMany else { continue }
+                for partner in row.toMany[slot] ?? [] { remove(row.objectID, from: partner, through: inverse) }
+            }
+        }
+
+        /// A row whose to-one changed leaves its old owner's list and joins the new owner's (at the end).
+        mutating func moveToOne(of objectID: NSManagedObjectID, previous: Row?) {
+            guard let row = rows[objectID] else { return }
+            for (slot, relationship) in objectID.entity.layout.toOneRelationships.enumerated() {
+                guard let inverse = relationship.inverseRelationship, inverse.isToMany else { continue }
+                let old = previous?.snapshot.toOne[slot] ?? nil, new = row.snapshot.toOne[slot] ?? nil
+                guard old != new else { continue }
+                if let old { remove(objectID, from: old, through: inverse) }
+                if let new { append(objectID, to: new, through: inverse) }
+            }
+        }
+
+        /// A written members list: the order (and, for many-to-many, the links) of `objectID`'s relationship.
+        mutating func write(_ members: [NSManagedObjectID], slot: Int, of objectID: NSManagedObjectID) {
+            let relationship = objectID.entity.layout.toManyRelationships[slot]
+            guard let row = mutableRow(objectID) else { return }
+            let current = row.toMany[slot] ?? []
+            let live = members.filter { rows[$0] != nil }
+            guard let inverse = relationship.inverseRelationship else {
+                row.toMany[slot] = live
+                return
+            }
+            if !inverse.isToMany {
+                // Membership is the members' to-one; the list gives the order of those that really point here.
+                guard case .toOne(let inverseSlot, _)? = relationship.destinationEntity?.layout.slots[inverse.name] else { return }
+                func pointsHere(_ member: NSManagedObjectID) -> Bool {
+                    guard let memberRow = rows[member], inverseSlot < memberRow.snapshot.toOne.count else { return false }
+                    return memberRow.snapshot.toOne[inverseSlot] == objectID
+                }
+                let listed = live.filter(pointsHere)
+                let listedSet = Set(listed)
+                row.toMany[slot] = listed + current.filter { !listedSet.contains($0) && pointsHere($0) }
+                return
+            }
+            // Many-to-many: diff against the current links, then mirror on the partners.
+            let wanted = Set(live), existing = Set(current)
+            row.toMany[slot] = live
+            for partner in current where !wanted.contains(partner) { remove(objectID, from: partner, through: inverse) }
+            for partner in live where !existing.contains(partner) { append(objectID, to: partner, through: inverse) }
+        }
+    }
+}

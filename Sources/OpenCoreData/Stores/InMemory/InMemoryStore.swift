@@ -1,0 +1,158 @@
+/// `NSInMemoryStoreType`: a real store that keeps its rows in memory — the same contract, versioning,
+/// uniqueness constraints and fetch semantics as the SQLite store, without a file.
+///
+/// For example:
+/// ```swift
+/// try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+/// ```
+final class InMemoryStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
+    // @unchecked Sendable: all row state is accessed only under the coordinator's lock (SnapshotStore contract).
+
+    /// One stored object.
+    final class Row {
+        let objectID: NSManagedObjectID
+        var snapshot: ObjectSnapshot
+        /// To-many members by layout slot (ordered relationships keep their order).
+        var toMany: [Int: [NSManagedObjectID]]
+
+        init(objectID: NSManagedObjectID, snapshot: ObjectSnapshot, toMany: [Int: [NSManagedObjectID]]) {
+            self.objectID = objectID
+            self.snapshot = snapshot
+            self.toMany = toMany
+        }
+    }
+
+    var rows: [NSManagedObjectID: Row] = [:]
+    /// The highest primary key handed out per inheritance hierarchy (root entity name), like `Z_MAX`.
+    private var maxPrimaryKeys: [String: Int64] = [:]
+    private(set) var model: NSManagedObjectModel?
+
+    override var type: String { NSInMemoryStoreType }
+
+    func load(model: NSManagedObjectModel) throws {
+        self.model = model
+        metadata = [
+            NSStoreTypeKey: NSInMemoryStoreType,
+            NSStoreUUIDKey: UUID().uuidString,
+            NSStoreModelVersionHashesKey: model.entityVersionHashesByName,
+            NSStoreModelVersionIdentifiersKey: Array(model.versionIdentifiers.compactMap { $0.base as? String }),
+        ]
+    }
+
+    func newObjectIDs(for entity: NSEntityDescription, count: Int) throws -> [NSManagedObjectID] {
+        let root = entity.rootEntity.name ?? ""
+        let first = (maxPrimaryKeys[root] ?? 0) + 1
+        maxPrimaryKeys[root] = first + Int64(count) - 1
+        return (0..<Int64(count)).map { objectID(for: entity, primaryKey: first + $0) }
+    }
+
+    func snapshot(for objectID: NSManagedObjectID) throws -> ObjectSnapshot? {
+        rows[objectID]?.snapshot
+    }
+
+    func relatedObjectIDs(of objectID: NSManagedObjectID, through relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
+        guard let row = rows[objectID], case .toMany(let slot, _)? = objectID.entity.layout.slots[relationship.name] else { return [] }
+        return row.toMany[slot] ?? []
+    }
+
+    func save(_ changes: StoreSaveChanges) throws -> StoreSaveResult {
+        // Optimistic locking: every updated or deleted row must still have the version the context saw.
+        var conflicts: [StoreSaveConflicts.Conflict] = []
+        for update in changes.updates {
+            let current = rows[update.objectID]
+            if current?.snapshot.version != update.expectedVersion {
+                conflicts.append(.init(objectID: update.objectID, expectedVersion: update.expectedVersion, persisted: current?.snapshot))
+            }
+        }
+        for delete in changes.deletes {
+            if let current = rows[delete.objectID], current.snapshot.version != delete.expectedVersion {
+                conflicts.append(.init(objectID: delete.objectID, expectedVersion: delete.expectedVersion, persisted: current.snapshot))
+            }
+        }
+        guard conflicts.isEmpty else { throw StoreSaveConflicts(conflicts: conflicts) }
+
+        // Build the new state aside, check constraints on it, then swap it in: all or nothing.
+        var newRows = rows
+        for delete in changes.deletes { newRows[delete.objectID] = nil }
+        for insert in changes.inserts {
+            var snapshot = insert.snapshot
+            snapshot.version = 1
+            newRows[insert.objectID] = Row(objectID: insert.objectID, snapshot: snapshot, toMany: [:])
+        }
+        for update in changes.updates {
+            guard let existing = newRows[update.objectID] else { continue }
+            var snapshot = update.snapshot
+            snapshot.version = existing.snapshot.version + 1
+            newRows[update.objectID] = Row(objectID: update.objectID, snapshot: snapshot, toMany: existing.toMany)
+        }
+        Self.applyRelationshipChanges(changes, previous: rows, to: &newRows)
+        let touched = changes.inserts.map(\.objectID) + changes.updates.map(\.objectID)
+        try UniquenessChecker.check(touched, in: newRows)
+        let previousRows = rows
+        rows = newRows
+        return StoreSaveResult(objectsChangedByStore: computeDerivedAttributes(previous: previousRows))
+    }
+
+    /// Recomputes every derived attribute and reports the objects whose values changed.
+    private func computeDerivedAttributes(previous: [NSManagedObjectID: Row]) -> Set<NSManagedObjectID> {
+        var changed = Set<NSManagedObjectID>()
+        var derivedByEntity: [ObjectIdentifier: [(Int, NSDerivedAttributeDescription)]] = [:]
+        for entity in model?.entities ?? [] {
+            let derived = DerivedAttributes.slots(of: entity)
+            if !derived.isEmpty { derivedByEntity[ObjectIdentifier(entity)] = derived }
+        }
+        guard !derivedByEntity.isEmpty else { return [] }
+        let views = RowViews(store: self)
+        for row in rows.values {
+            guard let derived = derivedByEntity[ObjectIdentifier(row.objectID.entity)] else { continue }
+            for (slot, attribute) in derived {
+                let value = DerivedAttributes.value(of: attribute, for: views.view(for: row.objectID))
+                if row.snapshot.attributes[slot] != value {
+                    row.snapshot.attributes[slot] = value
+                    changed.insert(row.objectID)
+                }
+            }
+        }
+        return changed
+    }
+}
+
+/// Enforces uniqueness constraints on a set of rows the way an SQLite `UNIQUE` index does: rows of the
+/// constraint's entity hierarchy may not share the constrained values, except that NULLs never collide.
+enum UniquenessChecker {
+    static func check(_ touched: [NSManagedObjectID], in rows: [NSManagedObjectID: InMemoryStore.Row]) throws {
+        for objectID in touched {
+            guard let row = rows[objectID] else { continue }
+            var entity: NSEntityDescription? = objectID.entity
+            while let declaring = entity {
+                for constraint in declaring.uniquenessConstraintNames where !constraint.isEmpty {
+                    let key = values(of: row, constraint: constraint)
+                    guard !key.contains(where: \.isNull) else { continue }
+                    let clashes = rows.values.filter { other in
+                        other.objectID != objectID && other.objectID.entity.isKindOf(entity: declaring)
+                            && values(of: other, constraint: constraint) == key
+                    }
+                    if let clash = clashes.first {
+                        let savedTogether = clashes.filter { touched.contains($0.objectID) }.map(\.objectID)
+                        throw StoreConstraintViolation(
+                            entity: declaring, constraint: constraint, objectIDs: [objectID] + savedTogether,
+                            existing: touched.contains(clash.objectID) ? nil : clash.objectID)
+                    }
+                }
+                entity = declaring.superentity
+            }
+        }
+    }
+
+    /// The values of `constraint`'s properties in `row` (to-one relationships by destination primary key).
+    static func values(of row: InMemoryStore.Row, constraint: [String]) -> [StoredValue] {
+        let layout = row.objectID.entity.layout
+        return constraint.map { name in
+            switch layout.slots[name] {
+            case .attribute(let slot, _)?: return row.snapshot.attributes[slot]
+            case .toOne(let slot, _)?: return row.snapshot.toOne[slot].flatMap { $0.primaryKey.map(StoredValue.integer) } ?? .null
+            default: return .null
+            }
+        }
+    }
+}
