@@ -1,0 +1,44 @@
+/// Binary attribute values kept in files next to the store (`allowsExternalBinaryDataStorage`), in Apple's
+/// layout: `.<store name>_SUPPORT/_EXTERNAL_DATA/<UUID>`, referenced from the row by `0x02` + the UUID's 36 ASCII
+/// characters + `0x00`; values kept in the row are prefixed with `0x01` (store-format.md §4).
+struct ExternalBinaryStorage {
+    /// The folder holding the files.
+    let directory: URL
+
+    init(storePath: String) {
+        let store = URL(fileURLWithPath: storePath)
+        let name = store.deletingPathExtension().lastPathComponent
+        directory = store.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT/_EXTERNAL_DATA", isDirectory: true)
+    }
+
+    /// The column value for `data`: inline below the threshold, otherwise a new file and its reference.
+    func encode(_ data: Data, threshold: Int) throws -> (column: Data, file: URL?) {
+        guard data.count > threshold else { return (Data([0x01]) + data, nil) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let name = UUID().uuidString
+        let file = directory.appendingPathComponent(name)
+        try data.write(to: file, options: .atomic)
+        return (Data([0x02]) + Data(name.utf8) + Data([0x00]), file)
+    }
+
+    /// The file a column value refers to, if it is an external reference.
+    func file(referencedBy column: Data) -> URL? {
+        guard column.first == 0x02 else { return nil }
+        let nameBytes = column.dropFirst().prefix { $0 != 0 }
+        let name = String(decoding: nameBytes, as: UTF8.self)
+        guard UUID(uuidString: name) != nil else { return nil }
+        return directory.appendingPathComponent(name)
+    }
+
+    /// The data of an external reference.
+    func read(reference column: Data) throws -> Data {
+        guard let file = file(referencedBy: column) else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "Malformed external binary data reference in the store")
+        }
+        do {
+            return try Data(contentsOf: file)
+        } catch {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "The external binary data file \(file.path) cannot be read", userInfo: [NSUnderlyingErrorKey: error])
+        }
+    }
+}

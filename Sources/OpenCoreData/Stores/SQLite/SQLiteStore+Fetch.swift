@@ -1,0 +1,80 @@
+extension SQLiteStore: FetchingStore {
+    /// Runs a fetch as one SQL query; parts the compiler cannot translate are evaluated in memory on the candidate
+    /// rows (logged at debug level), with the limit and offset applied after that filtering, so results are never
+    /// wrong.
+    func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        let table = schema.table(for: request.entity)
+        var compiler = SQLiteFetchCompiler(schema: schema, entity: request.entity)
+        var conditions: [String] = []
+        if let entityCondition = compiler.entityCondition(includesSubentities: request.includesSubentities) { conditions.append(entityCondition) }
+        var memoryPredicate: NSPredicate?
+        if let predicate = request.predicate {
+            var attempt = compiler
+            do {
+                conditions.append(try attempt.condition(predicate))
+                compiler = attempt
+            } catch let untranslatable as SQLiteFetchCompiler.Untranslatable {
+                memoryPredicate = predicate
+                logger.debug("filtering \(request.entity.name ?? "?") rows in memory: \(untranslatable.reason) in \(predicate.predicateFormat)")
+            }
+        }
+        var orderTerms: [String] = []
+        var memorySort = false
+        if !request.sortDescriptors.isEmpty {
+            var attempt = compiler
+            do {
+                orderTerms = try attempt.orderBy(request.sortDescriptors)
+                compiler = attempt
+            } catch let untranslatable as SQLiteFetchCompiler.Untranslatable {
+                memorySort = true
+                logger.debug("sorting \(request.entity.name ?? "?") rows in memory: \(untranslatable.reason)")
+            }
+        }
+        orderTerms.append("t0.Z_PK")
+        var sql = "SELECT \(selectList(table)) FROM \(compiler.fromClause)"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += " ORDER BY " + orderTerms.joined(separator: ", ")
+        var arguments = compiler.arguments
+        let limitInSQL = memoryPredicate == nil && !memorySort
+        if limitInSQL && (request.fetchLimit > 0 || request.fetchOffset > 0) {
+            sql += " LIMIT ? OFFSET ?"
+            arguments += [.integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1), .integer(Int64(request.fetchOffset))]
+        }
+        let statement = try connection.cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        var rows: [(NSManagedObjectID, ObjectSnapshot)] = []
+        while try statement.step() {
+            if let row = try decodeRow(statement, table: table) { rows.append(row) }
+        }
+        if !limitInSQL {
+            rows = try evaluateInMemory(rows, predicate: memoryPredicate, sortDescriptors: memorySort ? request.sortDescriptors : [])
+            if request.fetchOffset > 0 { rows = Array(rows.dropFirst(request.fetchOffset)) }
+            if request.fetchLimit > 0 { rows = Array(rows.prefix(request.fetchLimit)) }
+        }
+        var result = StoreFetchResult(objectIDs: rows.map(\.0), count: rows.count)
+        if request.wantsSnapshots { result.snapshots = rows.map(\.1) }
+        return result
+    }
+
+    /// Filters and sorts rows with the predicate layer, through key-value-coding views of the rows.
+    private func evaluateInMemory(_ rows: [(NSManagedObjectID, ObjectSnapshot)], predicate: NSPredicate?, sortDescriptors: [NSSortDescriptor]) throws -> [(NSManagedObjectID, ObjectSnapshot)] {
+        let views = RowViews(store: self)
+        views.preload(Dictionary(rows.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first }))
+        let prepared = predicate.map { predicate in
+            PredicateRewriting.rewrite(predicate) { value in
+                if let objectID = value as? NSManagedObjectID { return views.view(for: objectID) }
+                return value
+            }
+        }
+        var kept: [(view: RowView, row: (NSManagedObjectID, ObjectSnapshot))] = []
+        for row in rows {
+            let view = views.view(for: row.0)
+            if let prepared, try !prepared.evaluateThrowing(with: view) { continue }
+            kept.append((view, row))
+        }
+        guard !sortDescriptors.isEmpty else { return kept.map(\.row) }
+        let rowsByView = Dictionary(uniqueKeysWithValues: kept.map { (ObjectIdentifier($0.view), $0.row) })
+        return try NSSortDescriptor.sorted(kept.map(\.view), using: sortDescriptors).map { rowsByView[ObjectIdentifier($0)]! }
+    }
+}

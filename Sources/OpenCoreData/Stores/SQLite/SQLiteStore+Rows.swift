@@ -1,0 +1,117 @@
+extension SQLiteStore {
+    /// The SELECT list that reads every column of an entity table (`Z_PK, Z_ENT, Z_OPT, …`), with `alias.` prefixes.
+    func selectList(_ table: SQLiteSchema.EntityTable, alias: String = "t0") -> String {
+        (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).map { "\(alias).\($0)" }.joined(separator: ", ")
+    }
+
+    /// Decodes the current row of `statement` (selected with `selectList`, starting at column `offset`) into an
+    /// object ID and snapshot; nil if its `Z_ENT` is not an entity of the model.
+    func decodeRow(_ statement: SQLiteStatement, table: SQLiteSchema.EntityTable, offset: Int32 = 0) throws -> (NSManagedObjectID, ObjectSnapshot)? {
+        let primaryKey = statement.int64(at: offset)
+        let entityNumber = Int(statement.int64(at: offset + 1))
+        guard let entity = schema.entity(number: entityNumber), entity.rootEntity === table.root else { return nil }
+        let mapping = schema.mapping(for: entity)
+        let layout = entity.layout
+        var attributes = [StoredValue](repeating: .null, count: layout.attributes.count)
+        for (slot, column) in mapping.attributeColumns.enumerated() {
+            guard let column else { continue }
+            let attribute = layout.attributes[slot]
+            let raw = statement.value(at: offset + 3 + Int32(column))
+            attributes[slot] = try decodeAttribute(raw, attribute: attribute)
+        }
+        var toOne = [NSManagedObjectID?](repeating: nil, count: layout.toOneRelationships.count)
+        for (slot, columns) in mapping.toOneColumns.enumerated() {
+            guard let columns, case .integer(let key) = statement.value(at: offset + 3 + Int32(columns.key)) else { continue }
+            let relationship = layout.toOneRelationships[slot]
+            guard let destination = relationship.destinationEntity else { continue }
+            var destinationEntity = destination
+            if let entityColumn = columns.entity, case .integer(let number) = statement.value(at: offset + 3 + Int32(entityColumn)),
+                let concrete = schema.entity(number: Int(number))
+            {
+                destinationEntity = concrete
+            } else if !destination.subentities.isEmpty, let concrete = try concreteEntity(of: key, in: destination) {
+                destinationEntity = concrete
+            }
+            toOne[slot] = objectID(for: destinationEntity, primaryKey: key)
+        }
+        let version = statement.isNull(at: offset + 2) ? 0 : statement.int64(at: offset + 2)
+        return (objectID(for: entity, primaryKey: primaryKey), ObjectSnapshot(attributes: attributes, toOne: toOne, version: version))
+    }
+
+    /// An attribute's stored value from its column (external binary references resolved).
+    func decodeAttribute(_ raw: SQLiteValue, attribute: NSAttributeDescription) throws -> StoredValue {
+        if attribute.allowsExternalBinaryDataStorage, case .blob(let data) = raw, let first = data.first {
+            switch first {
+            case 0x01: return .data(data.dropFirst())
+            case 0x02:
+                // A missing or unreadable file loses that one value, not the whole fetch (as Core Data does).
+                do {
+                    return .data(try ExternalBinaryStorage(storePath: path).read(reference: data))
+                } catch {
+                    logger.error("External binary data of \(attribute.entity.name ?? "?").\(attribute.name) is unreadable; reading nil: \(error)")
+                    return .null
+                }
+            default: break
+            }
+        }
+        return SQLiteValueCodec.storedValue(raw, for: attribute.attributeType)
+    }
+
+    /// The concrete entity of a row of a hierarchy, read from its `Z_ENT`.
+    func concreteEntity(of primaryKey: Int64, in entity: NSEntityDescription) throws -> NSEntityDescription? {
+        let table = schema.table(for: entity)
+        guard case .integer(let number)? = try connection.cachedStatementValue("SELECT Z_ENT FROM \(table.name) WHERE Z_PK = ?", .integer(primaryKey)) else { return nil }
+        return schema.entity(number: Int(number))
+    }
+
+    func snapshot(for objectID: NSManagedObjectID) throws -> ObjectSnapshot? {
+        guard let primaryKey = objectID.primaryKey else { return nil }
+        let table = schema.table(for: objectID.entity)
+        let statement = try connection.cachedStatement("SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK = ?")
+        defer { statement.reset() }
+        try statement.bind(primaryKey, at: 1)
+        guard try statement.step(), let (rowID, snapshot) = try decodeRow(statement, table: table) else { return nil }
+        guard rowID.entity.isKindOf(entity: objectID.entity) || objectID.entity.isKindOf(entity: rowID.entity) else { return nil }
+        return snapshot
+    }
+
+    func relatedObjectIDs(of objectID: NSManagedObjectID, through relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
+        guard let primaryKey = objectID.primaryKey, let destination = relationship.destinationEntity else { return [] }
+        let mapping = schema.mapping(for: objectID.entity)
+        guard case .toMany(let slot, _)? = objectID.entity.layout.slots[relationship.name] else { return [] }
+        let destinationTable = schema.table(for: destination)
+        let entityFilter = destinationTable.isPolymorphic
+            ? " AND d.Z_ENT IN (\(schema.mapping(for: destination).entityNumbersIncludingSubentities.map(String.init).joined(separator: ", ")))" : ""
+        let sql: String
+        switch mapping.toManyStorage[slot] {
+        case .inverseColumn(let table, _, let column, let orderColumn):
+            sql = "SELECT d.Z_PK, d.Z_ENT FROM \(table.name) d WHERE d.\(column) = ?\(entityFilter) ORDER BY \(orderColumn.map { "d.\($0), " } ?? "")d.Z_PK"
+        case .joinTable(let join, let sourceColumn, let destinationColumn, let orderColumn):
+            sql = "SELECT d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destinationTable.name) d ON d.Z_PK = j.\(destinationColumn) WHERE j.\(sourceColumn) = ?\(entityFilter) ORDER BY \(orderColumn.map { "j.\($0), " } ?? "")d.Z_PK"
+        case .ownJoinTable(let name, let sourceColumn, let destinationColumn, let orderColumn):
+            sql = "SELECT d.Z_PK, d.Z_ENT FROM \(name) j JOIN \(destinationTable.name) d ON d.Z_PK = j.\(destinationColumn) WHERE j.\(sourceColumn) = ?\(entityFilter) ORDER BY \(orderColumn.map { "j.\($0), " } ?? "")d.Z_PK"
+        case .notStored:
+            return []
+        }
+        let statement = try connection.cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(primaryKey, at: 1)
+        var result: [NSManagedObjectID] = []
+        while try statement.step() {
+            guard let entity = schema.entity(number: Int(statement.int64(at: 1))) else { continue }
+            result.append(self.objectID(for: entity, primaryKey: statement.int64(at: 0)))
+        }
+        return result
+    }
+}
+
+extension SQLiteConnection {
+    /// The first column of the first row of a cached single-parameter query.
+    func cachedStatementValue(_ sql: String, _ argument: SQLiteValue) throws -> SQLiteValue? {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(argument, at: 1)
+        guard try statement.step() else { return nil }
+        return statement.value(at: 0)
+    }
+}

@@ -1,0 +1,313 @@
+extension SQLiteStore {
+    /// Writes a save in one `BEGIN IMMEDIATE` transaction: version checks (optimistic locking), deletions,
+    /// rows, to-many memberships (order keys, join tables) and metadata — all of it or, on any error, none.
+    func save(_ changes: StoreSaveChanges) throws -> StoreSaveResult {
+        guard !isReadOnly, !connection.isReadOnly else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "The persistent store at \(path) is read-only", userInfo: [NSAffectedStoresErrorKey: [self]])
+        }
+        var work = SaveWork()
+        derivedValueChanges.reset()
+        var changedByStore = Set<NSManagedObjectID>()
+        do {
+            try connection.inTransaction(.immediate) {
+                try checkVersions(changes)
+                for delete in changes.deletes { try deleteRow(delete.objectID, work: &work) }
+                for insert in changes.inserts { try writeRow(insert.objectID, insert.snapshot, version: 1, isInsert: true, work: &work) }
+                for update in changes.updates { try writeRow(update.objectID, update.snapshot, version: update.expectedVersion + 1, isInsert: false, work: &work) }
+                for insert in changes.inserts { try writeToMany(insert.objectID, insert.toMany) }
+                for update in changes.updates { try writeToMany(update.objectID, update.toMany) }
+                changedByStore = try computeDerivedAttributes(changes.inserts.map(\.objectID) + changes.updates.map(\.objectID))
+                if metadataNeedsWriting, let metadata = super.metadata {
+                    try writeMetadataRow(metadata.merging(Self.modelMetadata(model)) { current, _ in current }, uuid: identifier ?? "", insert: false)
+                }
+            }
+        } catch {
+            for file in work.createdFiles { try? FileManager.default.removeItem(at: file) }
+            if SQLiteResultCode.constraintUnique ~= error || SQLiteResultCode.constraintPrimaryKey ~= error, let objectID = work.current {
+                throw try constraintViolation(for: objectID, changes: changes, error: error)
+            }
+            throw error
+        }
+        metadataNeedsWriting = false
+        for file in work.obsoleteFiles { try? FileManager.default.removeItem(at: file) }
+        for (tableName, entityNumber, primaryKey) in derivedValueChanges.take() {
+            guard let entity = schema.entity(number: entityNumber), schema.table(for: entity).name == tableName else { continue }
+            changedByStore.insert(objectID(for: entity, primaryKey: primaryKey))
+        }
+        return StoreSaveResult(objectsChangedByStore: changedByStore)
+    }
+
+    /// Computes the derived attributes the triggers do not maintain, for the saved objects; returns those changed.
+    private func computeDerivedAttributes(_ objectIDs: [NSManagedObjectID]) throws -> Set<NSManagedObjectID> {
+        var changed = Set<NSManagedObjectID>()
+        let views = RowViews(store: self)
+        for objectID in objectIDs {
+            let derived = DerivedAttributes.slots(of: objectID.entity).filter { !schema.isTriggerMaintained($0.1) }
+            guard !derived.isEmpty, let primaryKey = objectID.primaryKey else { continue }
+            let mapping = schema.mapping(for: objectID.entity)
+            for (slot, attribute) in derived {
+                guard let column = mapping.attributeColumns[slot] else { continue }
+                let value = DerivedAttributes.value(of: attribute, for: views.view(for: objectID))
+                let statement = try connection.cachedStatement("UPDATE \(mapping.table.name) SET \(mapping.table.columns[column].name) = ? WHERE Z_PK = ?")
+                try statement.bind(SQLiteValueCodec.sqliteValue(value, for: attribute.attributeType), at: 1)
+                try statement.bind(primaryKey, at: 2)
+                try statement.execute()
+                changed.insert(objectID)
+            }
+        }
+        return changed
+    }
+
+    /// What a save wrote besides rows, for cleanup.
+    struct SaveWork {
+        var createdFiles: [URL] = []
+        var obsoleteFiles: [URL] = []
+        /// The object being written (to attribute a constraint failure).
+        var current: NSManagedObjectID?
+    }
+
+    /// Throws `StoreSaveConflicts` if a row changed (or vanished) since the context read it.
+    private func checkVersions(_ changes: StoreSaveChanges) throws {
+        var conflicts: [StoreSaveConflicts.Conflict] = []
+        func check(_ objectID: NSManagedObjectID, expected: Int64, mustExist: Bool) throws {
+            guard let primaryKey = objectID.primaryKey else { return }
+            let table = schema.table(for: objectID.entity)
+            let value = try connection.cachedStatementValue("SELECT Z_OPT FROM \(table.name) WHERE Z_PK = ?", .integer(primaryKey))
+            switch value {
+            case nil:
+                if mustExist { conflicts.append(.init(objectID: objectID, expectedVersion: expected, persisted: nil)) }
+            case .integer(let version)? where version == expected:
+                return
+            case .null? where expected == 0:
+                return
+            default:
+                conflicts.append(.init(objectID: objectID, expectedVersion: expected, persisted: try snapshot(for: objectID)))
+            }
+        }
+        for update in changes.updates { try check(update.objectID, expected: update.expectedVersion, mustExist: true) }
+        for delete in changes.deletes { try check(delete.objectID, expected: delete.expectedVersion, mustExist: false) }
+        if !conflicts.isEmpty { throw StoreSaveConflicts(conflicts: conflicts) }
+    }
+
+    private func deleteRow(_ objectID: NSManagedObjectID, work: inout SaveWork) throws {
+        guard let primaryKey = objectID.primaryKey else { return }
+        let mapping = schema.mapping(for: objectID.entity)
+        try collectExternalFiles(of: objectID, mapping: mapping, into: &work.obsoleteFiles)
+        let delete = try connection.cachedStatement("DELETE FROM \(mapping.table.name) WHERE Z_PK = ?")
+        try delete.bind(primaryKey, at: 1)
+        try delete.execute()
+        for storage in mapping.toManyStorage {
+            switch storage {
+            case .joinTable(let join, let sourceColumn, _, _):
+                try execute("DELETE FROM \(join.name) WHERE \(sourceColumn) = ?", [.integer(primaryKey)])
+            case .ownJoinTable(let name, let sourceColumn, _, _):
+                try execute("DELETE FROM \(name) WHERE \(sourceColumn) = ?", [.integer(primaryKey)])
+            case .inverseColumn, .notStored:
+                continue
+            }
+        }
+    }
+
+    /// The files of an object's external binary values (about to be replaced or deleted).
+    private func collectExternalFiles(of objectID: NSManagedObjectID, mapping: SQLiteSchema.EntityMapping, into files: inout [URL]) throws {
+        guard let primaryKey = objectID.primaryKey else { return }
+        let storage = ExternalBinaryStorage(storePath: path)
+        for (slot, column) in mapping.attributeColumns.enumerated() {
+            guard let column, objectID.entity.layout.attributes[slot].allowsExternalBinaryDataStorage else { continue }
+            let name = mapping.table.columns[column].name
+            if case .blob(let data)? = try connection.cachedStatementValue("SELECT \(name) FROM \(mapping.table.name) WHERE Z_PK = ?", .integer(primaryKey)),
+                let file = storage.file(referencedBy: data)
+            {
+                files.append(file)
+            }
+        }
+    }
+
+    /// The columns an entity's rows write (its attributes and to-one relationships, inherited ones included).
+    private func writtenColumns(_ mapping: SQLiteSchema.EntityMapping) -> [(column: Int, value: (ObjectSnapshot) -> (StoredValue?, NSManagedObjectID?, Bool))] {
+        var columns: [(column: Int, value: (ObjectSnapshot) -> (StoredValue?, NSManagedObjectID?, Bool))] = []
+        for (slot, column) in mapping.attributeColumns.enumerated() {
+            guard let column else { continue }
+            // Derived attributes are written by the store itself (triggers, or computed after the rows).
+            if mapping.entity.layout.attributes[slot] is NSDerivedAttributeDescription { continue }
+            columns.append((column, { snapshot in (snapshot.attributes[slot], nil, false) }))
+        }
+        for (slot, toOne) in mapping.toOneColumns.enumerated() {
+            guard let toOne else { continue }
+            columns.append((toOne.key, { snapshot in (nil, snapshot.toOne[slot], false) }))
+            if let entityColumn = toOne.entity { columns.append((entityColumn, { snapshot in (nil, snapshot.toOne[slot], true) })) }
+        }
+        return columns
+    }
+
+    private func writeRow(_ objectID: NSManagedObjectID, _ snapshot: ObjectSnapshot, version: Int64, isInsert: Bool, work: inout SaveWork) throws {
+        guard let primaryKey = objectID.primaryKey else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "Cannot save \(objectID): it has no primary key in this store")
+        }
+        work.current = objectID
+        let mapping = schema.mapping(for: objectID.entity)
+        let table = mapping.table
+        let columns = writtenColumns(mapping)
+        if !isInsert { try collectExternalFiles(of: objectID, mapping: mapping, into: &work.obsoleteFiles) }
+        let names = columns.map { table.columns[$0.column].name }
+        let sql = isInsert
+            ? "INSERT INTO \(table.name) (Z_PK, Z_ENT, Z_OPT\(names.map { ", \($0)" }.joined())) VALUES (?, ?, ?\(String(repeating: ", ?", count: names.count)))"
+            : "UPDATE \(table.name) SET Z_OPT = ?\(names.map { ", \($0) = ?" }.joined()) WHERE Z_PK = ?"
+        let statement = try connection.cachedStatement(sql)
+        var index: Int32 = 1
+        if isInsert {
+            try statement.bind(primaryKey, at: 1)
+            try statement.bind(Int64(mapping.number), at: 2)
+            try statement.bind(version, at: 3)
+            index = 4
+        } else {
+            try statement.bind(version, at: 1)
+            index = 2
+        }
+        let external = ExternalBinaryStorage(storePath: path)
+        for (column, value) in columns {
+            let (stored, destination, wantsEntity) = value(snapshot)
+            if let stored {
+                guard case .attribute(let attribute) = table.columns[column].kind else { continue }
+                if attribute.allowsExternalBinaryDataStorage, case .data(let data) = stored {
+                    let encoded = try external.encode(data, threshold: Self.externalStorageThreshold)
+                    if let file = encoded.file { work.createdFiles.append(file) }
+                    try statement.bind(encoded.column, at: index)
+                } else {
+                    try statement.bind(SQLiteValueCodec.sqliteValue(stored, for: attribute.attributeType), at: index)
+                }
+            } else if let destination {
+                if wantsEntity {
+                    try statement.bind(Int64(schema.number(of: destination.entity)), at: index)
+                } else if let key = destination.primaryKey {
+                    try statement.bind(key, at: index)
+                } else {
+                    try statement.bindNull(at: index)
+                }
+            } else {
+                try statement.bindNull(at: index)
+            }
+            index += 1
+        }
+        if !isInsert { try statement.bind(primaryKey, at: index) }
+        try statement.execute()
+    }
+
+    /// Writes the members of changed to-many relationships: order keys of ordered one-to-many relationships,
+    /// and join-table rows (diffed, so the other side's order keys survive).
+    private func writeToMany(_ objectID: NSManagedObjectID, _ toMany: [Int: [NSManagedObjectID]]) throws {
+        guard let primaryKey = objectID.primaryKey, !toMany.isEmpty else { return }
+        let mapping = schema.mapping(for: objectID.entity)
+        for (slot, members) in toMany.sorted(by: { $0.key < $1.key }) {
+            let keys = members.compactMap(\.primaryKey)
+            switch mapping.toManyStorage[slot] {
+            case .inverseColumn(let table, _, _, let orderColumn):
+                guard let orderColumn else { continue }
+                let statement = try connection.cachedStatement("UPDATE \(table.name) SET \(orderColumn) = ? WHERE Z_PK = ?")
+                for (position, key) in keys.enumerated() {
+                    try statement.bind(Self.orderKey(position), at: 1)
+                    try statement.bind(key, at: 2)
+                    try statement.execute()
+                }
+            case .joinTable(let join, let sourceColumn, let destinationColumn, let orderColumn):
+                try writeJoinRows(table: join.name, sourceColumn: sourceColumn, destinationColumn: destinationColumn, orderColumn: orderColumn, source: primaryKey, destinations: keys)
+            case .ownJoinTable(let name, let sourceColumn, let destinationColumn, let orderColumn):
+                try writeJoinRows(table: name, sourceColumn: sourceColumn, destinationColumn: destinationColumn, orderColumn: orderColumn, source: primaryKey, destinations: keys)
+            case .notStored:
+                continue
+            }
+        }
+    }
+
+    private func writeJoinRows(table: String, sourceColumn: String, destinationColumn: String, orderColumn: String?, source: Int64, destinations: [Int64]) throws {
+        let wanted = Set(destinations)
+        let existing = try connection.fetchAll("SELECT \(destinationColumn) FROM \(table) WHERE \(sourceColumn) = ?", arguments: [.integer(source)])
+            .compactMap { row -> Int64? in if case .integer(let key) = row[0] { return key }; return nil }
+        let remove = try connection.cachedStatement("DELETE FROM \(table) WHERE \(sourceColumn) = ? AND \(destinationColumn) = ?")
+        for key in existing where !wanted.contains(key) {
+            try remove.bind(source, at: 1)
+            try remove.bind(key, at: 2)
+            try remove.execute()
+        }
+        let insert = try connection.cachedStatement("INSERT OR IGNORE INTO \(table) (\(sourceColumn), \(destinationColumn)) VALUES (?, ?)")
+        for key in destinations {
+            try insert.bind(source, at: 1)
+            try insert.bind(key, at: 2)
+            try insert.execute()
+        }
+        guard let orderColumn else { return }
+        let order = try connection.cachedStatement("UPDATE \(table) SET \(orderColumn) = ? WHERE \(sourceColumn) = ? AND \(destinationColumn) = ?")
+        for (position, key) in destinations.enumerated() {
+            try order.bind(Self.orderKey(position), at: 1)
+            try order.bind(source, at: 2)
+            try order.bind(key, at: 3)
+            try order.execute()
+        }
+    }
+
+    /// Apple's sparse order keys: 2048, 3072, 4096, …
+    static func orderKey(_ position: Int) -> Int64 { Int64(position + 2) * 1024 }
+
+    private func execute(_ sql: String, _ arguments: [SQLiteValue]) throws {
+        let statement = try connection.cachedStatement(sql)
+        try statement.bind(arguments)
+        try statement.execute()
+    }
+
+    /// Describes a uniqueness failure: which constraint, which saved objects, which stored row.
+    private func constraintViolation(for objectID: NSManagedObjectID, changes: StoreSaveChanges, error: Error) throws -> Error {
+        let saved = changes.inserts.map { ($0.objectID, $0.snapshot) } + changes.updates.map { ($0.objectID, $0.snapshot) }
+        guard let snapshot = saved.first(where: { $0.0 == objectID })?.1 else { return error }
+        let layout = objectID.entity.layout
+        var entity: NSEntityDescription? = objectID.entity
+        while let declaring = entity {
+            for constraint in declaring.uniquenessConstraintNames where !constraint.isEmpty {
+                let values = constraint.map { name -> StoredValue in
+                    switch layout.slots[name] {
+                    case .attribute(let slot, _)?: return snapshot.attributes[slot]
+                    case .toOne(let slot, _)?: return snapshot.toOne[slot].flatMap { $0.primaryKey.map(StoredValue.integer) } ?? .null
+                    default: return .null
+                    }
+                }
+                guard !values.contains(where: \.isNull) else { continue }
+                let others = saved.filter { other in
+                    other.0 != objectID && other.0.entity.isKindOf(entity: declaring)
+                        && constraint.map { name -> StoredValue in
+                            let otherLayout = other.0.entity.layout
+                            switch otherLayout.slots[name] {
+                            case .attribute(let slot, _)?: return other.1.attributes[slot]
+                            case .toOne(let slot, _)?: return other.1.toOne[slot].flatMap { $0.primaryKey.map(StoredValue.integer) } ?? .null
+                            default: return .null
+                            }
+                        } == values
+                }.map(\.0)
+                let existing = try existingRow(matching: constraint, values: values, declaring: declaring, excluding: [objectID] + others)
+                if !others.isEmpty || existing != nil {
+                    return StoreConstraintViolation(entity: declaring, constraint: constraint, objectIDs: [objectID] + others, existing: existing)
+                }
+            }
+            entity = declaring.superentity
+        }
+        return error
+    }
+
+    /// A stored row (outside the transaction that failed) with the constrained values.
+    private func existingRow(matching constraint: [String], values: [StoredValue], declaring: NSEntityDescription, excluding: [NSManagedObjectID]) throws -> NSManagedObjectID? {
+        let table = schema.table(for: declaring)
+        let columns = constraint.compactMap { schema.columnName(of: $0, in: declaring) }
+        guard columns.count == constraint.count else { return nil }
+        let layout = declaring.layout
+        let arguments = zip(constraint, values).map { name, value -> SQLiteValue in
+            if case .attribute(_, let attribute)? = layout.slots[name] { return SQLiteValueCodec.sqliteValue(value, for: attribute.attributeType) }
+            if case .integer(let key) = value { return .integer(key) }
+            return .null
+        }
+        let sql = "SELECT Z_PK, Z_ENT FROM \(table.name) WHERE \(columns.map { "\($0) = ?" }.joined(separator: " AND "))"
+        for row in try connection.fetchAll(sql, arguments: arguments) {
+            guard case .integer(let key) = row[0], case .integer(let number) = row[1], let entity = schema.entity(number: Int(number)) else { continue }
+            let candidate = objectID(for: entity, primaryKey: key)
+            if !excluding.contains(candidate) { return candidate }
+        }
+        return nil
+    }
+}
