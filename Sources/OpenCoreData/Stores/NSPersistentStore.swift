@@ -1,0 +1,145 @@
+/// The SQLite store type (`"SQLite"`), Core Data's default.
+public let NSSQLiteStoreType = "SQLite"
+/// The in-memory store type (`"InMemory"`): nothing is written to disk.
+public let NSInMemoryStoreType = "InMemory"
+/// The binary store type (`"Binary"`).
+public let NSBinaryStoreType = "Binary"
+
+/// Option: open the store read-only.
+public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
+/// Option: how long (seconds) to wait for a busy store.
+public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
+/// Option: SQLite pragmas to apply, a dictionary of pragma name → value.
+public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+/// Option: vacuum the SQLite store when it is opened.
+public let NSSQLiteManualVacuumOption = "NSSQLiteManualVacuumOption"
+/// Option: run ANALYZE on the SQLite store when it is opened.
+public let NSSQLiteAnalyzeOption = "NSSQLiteAnalyzeOption"
+/// Option: file protection class (accepted for compatibility; Linux has no data protection classes).
+public let NSPersistentStoreFileProtectionKey = "NSPersistentStoreFileProtectionKey"
+/// Option: migrate the store automatically when its model version changed.
+public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
+/// Option: infer the mapping model of an automatic migration.
+public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+/// Store-metadata key of the Core Data framework version that wrote the store.
+public let NSPersistenceFrameworkVersionKey = "NSPersistenceFrameworkVersion"
+/// Store-metadata key of the model's version checksum.
+public let NSPersistentStoreModelVersionChecksumKey = "NSStoreModelVersionChecksumKey"
+
+/// A persistent store: where a coordinator keeps objects. Subclass it (or `NSIncrementalStore`) to write a
+/// store of your own; OpenCoreData ships the SQLite and in-memory stores.
+///
+/// For example:
+/// ```swift
+/// let store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil,
+///                                                at: nil, options: nil)
+/// print(store.type, store.identifier!)
+/// ```
+open class NSPersistentStore: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: mutable state (metadata, url) is guarded by `stateLock`; subclasses' data is
+    // accessed under the coordinator's lock.
+
+    let stateLock = NSRecursiveLock()
+    private var _url: URL?
+    private let _configurationName: String
+    private var _identifier: String?
+    private var _metadata: [String: Any]?
+    private let _options: [AnyHashable: Any]?
+    private var _isReadOnly: Bool
+    public private(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+
+    /// Creates a store. Stores are normally created by `NSPersistentStoreCoordinator.addPersistentStore`.
+    ///
+    /// This initializer is `required` (Apple's is not): the coordinator creates registered store classes
+    /// through their metatype, which Swift allows only for required initializers (see DEVIATIONS.md).
+    public required init(persistentStoreCoordinator root: NSPersistentStoreCoordinator?, configurationName name: String?, at url: URL, options: [AnyHashable: Any]?) {
+        _url = url
+        _configurationName = name ?? "PF_DEFAULT_CONFIGURATION_NAME"
+        _options = options
+        _isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? ((options?[NSReadOnlyPersistentStoreOption] as? NSNumber)?.boolValue ?? false)
+        persistentStoreCoordinator = root
+        super.init()
+    }
+
+    /// Apple's Objective-C-derived spelling of `init(persistentStoreCoordinator:configurationName:at:options:)`.
+    public convenience init(persistentStoreCoordinator root: NSPersistentStoreCoordinator?, configurationName name: String?, URL url: URL, options: [AnyHashable: Any]?) {
+        self.init(persistentStoreCoordinator: root, configurationName: name, at: url, options: options)
+    }
+
+    /// The store's location.
+    open var url: URL? {
+        get { stateLock.withLock { _url } }
+        set { stateLock.withLock { _url = newValue } }
+    }
+
+    /// The model configuration whose entities the store holds.
+    open var configurationName: String { _configurationName }
+
+    /// The store's unique identifier (its `NSStoreUUID`).
+    open var identifier: String! {
+        get { stateLock.withLock { _identifier ?? (_metadata?[NSStoreUUIDKey] as? String) } }
+        set { stateLock.withLock { _identifier = newValue } }
+    }
+
+    /// The store's metadata (`NSStoreType`, `NSStoreUUID`, version hashes, and your own keys).
+    open var metadata: [String: Any]! {
+        get { stateLock.withLock { _metadata } }
+        set { stateLock.withLock { _metadata = newValue } }
+    }
+
+    /// The options the store was added with.
+    open var options: [AnyHashable: Any]? { _options }
+
+    /// Whether the store refuses saves.
+    open var isReadOnly: Bool {
+        get { stateLock.withLock { _isReadOnly } }
+        set { stateLock.withLock { _isReadOnly = newValue } }
+    }
+
+    /// The store's type string (`NSSQLiteStoreType`, `NSInMemoryStoreType`, …). Subclasses override it.
+    open var type: String { "" }
+
+    /// Loads the store's metadata; subclasses override it (the default does nothing).
+    open func loadMetadata() throws {}
+
+    /// Called after the store was added to `coordinator`.
+    open func didAdd(to coordinator: NSPersistentStoreCoordinator) {}
+
+    /// Called before the store is removed from `coordinator`.
+    open func willRemove(from coordinator: NSPersistentStoreCoordinator?) {}
+
+    /// The metadata of the store at `url`; subclasses that have files override it.
+    open class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "\(self) cannot read store metadata from \(url.path)")
+    }
+
+    /// Writes metadata into the store at `url`; subclasses that have files override it.
+    open class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
+        throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "\(self) cannot write store metadata to \(url.path)")
+    }
+
+    /// Attaches the store to a coordinator.
+    func attach(to coordinator: NSPersistentStoreCoordinator) {
+        stateLock.withLock { persistentStoreCoordinator = coordinator }
+    }
+
+    open override var description: String {
+        "<\(Swift.type(of: self)): \(type) \(url?.path ?? "-") \(identifier ?? "-")>"
+    }
+}
+
+extension NSPersistentStore {
+    /// A store type in the iOS 15+ spelling (`.sqlite`, `.inMemory`, `.binary`).
+    ///
+    /// For example:
+    /// ```swift
+    /// try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
+    /// ```
+    public struct StoreType: RawRepresentable, Hashable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)
+        public static let inMemory = StoreType(rawValue: NSInMemoryStoreType)
+        public static let binary = StoreType(rawValue: NSBinaryStoreType)
+    }
+}
