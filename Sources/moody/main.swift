@@ -1,56 +1,91 @@
-// The objc.io book's Moody app as a terminal program. For now it loads the Moody model — shipped as an
-// Xcode `.xcdatamodeld` resource — and prints its entities, properties and version hashes; later layers
-// grow it into the full guided tour.
+// The objc.io book's Moody app as a terminal program: it records moods in an SQLite store (in a fresh
+// temporary directory, or `--store PATH`), relates them to countries and continents, saves, deletes one mood
+// to show the cleanup rules, reopens the store and lists what persisted.
 import OpenCoreData
 
-guard let modelURL = Bundle.module.url(forResource: "Moody", withExtension: "xcdatamodeld") else {
-    FileHandle.standardError.write(Data("moody: the Moody.xcdatamodeld resource is missing\n".utf8))
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("moody: \(message)\n".utf8))
     exit(1)
 }
 
+guard let modelURL = Bundle.module.url(forResource: "Moody", withExtension: "xcdatamodeld") else { fail("the Moody.xcdatamodeld resource is missing") }
 let model: NSManagedObjectModel
 do {
     model = try NSManagedObjectModel(validatingContentsOf: modelURL)
 } catch {
-    FileHandle.standardError.write(Data("moody: \(error.localizedDescription)\n".utf8))
-    exit(1)
+    fail(error.localizedDescription)
+}
+ColorsTransformer.register()
+NSManagedObjectModel.registerManagedObjectClasses([Mood.self, GeographicRegion.self, Country.self, Continent.self])
+
+let arguments = CommandLine.arguments
+let storeURL: URL
+if let index = arguments.firstIndex(of: "--store"), index + 1 < arguments.count {
+    storeURL = URL(fileURLWithPath: arguments[index + 1])
+} else {
+    storeURL = FileManager.default.temporaryDirectory.appendingPathComponent("moody-\(UUID().uuidString)/Moody.sqlite")
 }
 
-/// The first 8 bytes of a hash in hex, enough to tell versions apart on screen.
-func short(_ hash: Data) -> String { hash.prefix(8).map { String(format: "%02x", $0) }.joined() + "…" }
-
-/// A one-line summary of a property.
-func describe(_ property: NSPropertyDescription) -> String {
-    var words: [String] = []
-    switch property {
-    case let attribute as NSAttributeDescription:
-        words.append("attribute  \(ModelPrinting.typeName(attribute.attributeType))")
-        if let value = attribute.defaultValue { words.append("default \(value)") }
-    case let relationship as NSRelationshipDescription:
-        let cardinality = relationship.isToMany ? (relationship.isOrdered ? "to-many ordered" : "to-many") : "to-one"
-        words.append("relationship \(cardinality) → \(relationship.destinationEntity?.name ?? "?")")
-        if let inverse = relationship.inverseRelationship { words.append("inverse \(inverse.name)") }
-    default:
-        words.append("fetched property")
-    }
-    if property.isOptional { words.append("optional") }
-    if property.isTransient { words.append("transient") }
-    return words.joined(separator: ", ")
+/// A context on a new coordinator for the store.
+func openStore() throws -> NSManagedObjectContext {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL, options: nil)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    return context
 }
 
-let versions = (try? NSManagedObjectModel.versionNames(ofModelAt: modelURL)) ?? []
-print("Moody model: \(modelURL.lastPathComponent), versions \(versions.joined(separator: ", ")), identifiers \(model.versionIdentifiers.map { "\($0)" }.sorted())")
-print("Version checksum: \(model.versionChecksum)")
-for entity in model.entities.sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) {
-    var header = "\nentity \(entity.name ?? "?")"
-    if entity.isAbstract { header += " (abstract)" }
-    if let parent = entity.superentity?.name { header += " : \(parent)" }
-    print(header + "   version hash \(short(entity.versionHash))")
-    for property in entity.properties {
-        let inherited = property.entity !== entity ? " (inherited)" : ""
-        print("  \(property.name.padding(toLength: 24, withPad: " ", startingAt: 0)) \(describe(property))\(inherited)")
+/// Prints every country with its moods.
+func listMoods(in context: NSManagedObjectContext) throws {
+    let request = NSFetchRequest<Country>(entityName: "Country")
+    request.sortDescriptors = [NSSortDescriptor(key: "numericISO3166Code", ascending: true)]
+    for country in try context.fetch(request) {
+        let continent = country.continent.map { Geography.continentName($0.numericISO3166Code) } ?? "no continent"
+        let moods = country.moods.sorted { $0.date < $1.date }
+        print("  \(Geography.countryName(country.numericISO3166Code)) (\(continent)): \(moods.count) mood(s) — "
+            + moods.map { "rating \($0.rating) \($0.colors?.map(\.hex).joined(separator: " ") ?? "")" }.joined(separator: "; "))
     }
-    for constraint in entity.uniquenessConstraints {
-        print("  unique (\(constraint.map { "\($0)" }.joined(separator: ", ")))")
+}
+
+do {
+    print("Moody: storing moods in \(storeURL.path)")
+    let context = try openStore()
+    try context.performAndWait {
+        var colors = ColorGenerator(seed: 42)
+        for (index, place) in Geography.places.enumerated() {
+            let mood = Mood(context: context)
+            mood.rating = Int16(index % 5)
+            mood.colors = [colors.next(), colors.next(), colors.next()]
+            mood.latitude = place.latitude
+            mood.longitude = place.longitude
+            let country = try Country.findOrCreate(code: place.country, in: context)
+            country.continent = try Continent.findOrCreate(code: place.continent, in: context)
+            country.addToMoods(mood)
+            print("recorded a mood (rating \(mood.rating)) in \(place.name), \(Geography.continentName(place.continent))")
+        }
+        try context.save()
+        print("saved \(Geography.places.count) moods; the store assigned permanent IDs such as \(context.registeredObjects.first { $0 is Mood }?.objectID.uriRepresentation().absoluteString ?? "")")
+        print("moods by country:")
+        try listMoods(in: context)
+
+        let kenya = NSFetchRequest<Mood>(entityName: "Mood")
+        kenya.predicate = NSPredicate(format: "country.numericISO3166Code == %d", 404)
+        if let mood = try context.fetch(kenya).first {
+            context.delete(mood)
+            context.processPendingChanges()
+            print("deleted the only mood in Kenya: Kenya and Africa are deleted with it (\(context.deletedObjects.count) objects to delete)")
+            try context.save()
+        }
     }
+    print("reopening the store:")
+    let reopened = try openStore()
+    try reopened.performAndWait {
+        let moods = try reopened.count(for: NSFetchRequest<Mood>(entityName: "Mood"))
+        let countries = try reopened.count(for: NSFetchRequest<Country>(entityName: "Country"))
+        let continents = try reopened.count(for: NSFetchRequest<Continent>(entityName: "Continent"))
+        print("  \(moods) moods, \(countries) countries, \(continents) continents persisted")
+        try listMoods(in: reopened)
+    }
+} catch {
+    fail(error.localizedDescription)
 }
