@@ -83,7 +83,7 @@ struct FetchPlan {
             fetchLimit: limitInStore ? fetchLimit : 0, fetchOffset: limitInStore ? fetchOffset : 0,
             wantsSnapshots: !countOnly, countOnly: false)
         for store in stores() {
-            let result = try coordinator.withLock { try store.fetch(request) }
+            let result = try coordinator.withLock(for: context) { try store.fetch(request) }
             for (index, objectID) in result.objectIDs.enumerated() {
                 results.append((objectID, result.snapshots?[index]))
             }

@@ -31,7 +31,7 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else { return nil }
         if let cached = coordinator.rowCache.snapshot(for: objectID, maximumAge: _stalenessInterval) { return cached }
         guard let store = coordinator.store(for: objectID) else { return nil }
-        let snapshot = try coordinator.withLock { try store.snapshot(for: objectID) }
+        let snapshot = try coordinator.withLock(for: self) { try store.snapshot(for: objectID) }
         if let snapshot { coordinator.rowCache.store(snapshot, for: objectID) }
         return snapshot
     }
@@ -53,7 +53,7 @@ extension NSManagedObjectContext {
     func committedToManyIDs(of object: NSManagedObject, relationship: NSRelationshipDescription) -> [NSManagedObjectID] {
         guard let coordinator = persistentStoreCoordinator, let store = coordinator.store(for: object.objectID) else { return [] }
         do {
-            return try coordinator.withLock { try store.relatedObjectIDs(of: object.objectID, through: relationship) }
+            return try coordinator.withLock(for: self) { try store.relatedObjectIDs(of: object.objectID, through: relationship) }
         } catch {
             preconditionFailure("CoreData could not fulfill the '\(relationship.name)' relationship fault of \(object.objectID): \(error.localizedDescription)")
         }

@@ -38,8 +38,8 @@ extension NSManagedObjectContext {
     /// Executes a request (fetch requests here; batch requests with the fetch engine).
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
         checkConfinement()
-        if let fetch = request as? NSFetchRequest<NSFetchRequestResult> {
-            return NSAsynchronousFetchResultStandIn(finalResult: try executeFetch(fetch))
+        if let fetch = request as? AnyFetchRequest {
+            return NSAsynchronousFetchResultStandIn(finalResult: try fetch.results(in: self))
         }
         throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "Unsupported request type \(type(of: request))")
     }

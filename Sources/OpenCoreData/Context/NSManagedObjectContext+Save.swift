@@ -128,7 +128,7 @@ extension NSManagedObjectContext {
             }
             var changedByStores = Set<NSManagedObjectID>()
             do {
-                try coordinator.withLock {
+                try coordinator.withLock(for: self) {
                     for (_, entry) in changesByStore where !entry.changes.isEmpty {
                         changedByStores.formUnion(try entry.store.save(entry.changes).objectsChangedByStore)
                     }
@@ -229,7 +229,10 @@ extension NSManagedObjectContext {
             guard let store = coordinator.store(for: entity) else {
                 throw CoreDataError.make(NSPersistentStoreOperationError, "No persistent store holds the entity \(entity.name ?? "?")")
             }
-            let ids = try coordinator.withLock { try store.newObjectIDs(for: entity, count: group.count) }
+            let ids = try coordinator.withLock(for: self) { try store.newObjectIDs(for: group) }
+            guard ids.count == group.count else {
+                throw CoreDataError.make(NSPersistentStoreOperationError, "The store \(store.type) returned \(ids.count) permanent IDs for \(group.count) objects")
+            }
             for (object, newID) in zip(group, ids) { reassign(object, to: newID) }
         }
     }

@@ -132,15 +132,40 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         let identifier = url.host ?? ""
         let keyText = components[1]
         guard identifier.isEmpty == false,
-            let store = persistentStores.first(where: { $0.identifier == identifier }) as? SnapshotStore,
-            keyText.hasPrefix("p"), let primaryKey = Int64(keyText.dropFirst()), primaryKey > 0
+            let store = persistentStores.first(where: { $0.identifier == identifier }) as? SnapshotStore
         else { return nil }
+        if keyText.hasPrefix("s"), let incremental = store as? NSIncrementalStore {
+            return incremental.newObjectID(for: entity, referenceObject: String(keyText.dropFirst()))
+        }
+        guard keyText.hasPrefix("p"), let primaryKey = Int64(keyText.dropFirst()), primaryKey > 0 else { return nil }
         return store.objectID(for: entity, primaryKey: primaryKey)
     }
 
     /// The object ID for the string form of a URI representation.
     open func managedObjectID(for string: String) -> NSManagedObjectID? {
         URL(string: string).flatMap(managedObjectID(forURIRepresentation:))
+    }
+
+    // MARK: Requests
+
+    /// Executes a request for a context: a fetch request returns its results (objects, IDs, dictionaries or a
+    /// count, as its `resultType` says); a save-changes request saves the context's changes and returns an
+    /// empty array.
+    ///
+    /// For example:
+    /// ```swift
+    /// let moods = try coordinator.execute(Mood.fetchRequest(), with: context) as? [Mood]
+    /// ```
+    open func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext) throws -> Any {
+        switch request {
+        case let fetch as AnyFetchRequest:
+            return try fetch.results(in: context)
+        case is NSSaveChangesRequest:
+            try context.save()
+            return [Any]()
+        default:
+            throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "Unsupported request type \(type(of: request))")
+        }
     }
 
     // MARK: Locking and queues
@@ -172,6 +197,19 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         lockObject.lock()
         defer { lockObject.unlock() }
         return try body()
+    }
+
+    /// The context on whose behalf a store is being called (custom stores receive it), guarded by the lock.
+    private(set) var requestingContext: NSManagedObjectContext?
+
+    /// Runs `body` holding the lock, with `context` as the requesting context of the store calls it makes.
+    func withLock<R>(for context: NSManagedObjectContext, _ body: () throws -> R) rethrows -> R {
+        try withLock {
+            let previous = requestingContext
+            requestingContext = context
+            defer { requestingContext = previous }
+            return try body()
+        }
     }
 
     // MARK: Store registry

@@ -149,3 +149,16 @@ extension NSManagedObject {
         return request
     }
 }
+
+/// A fetch request of any result type (the generic parameter is not known where a request arrives as an
+/// `NSPersistentStoreRequest`).
+protocol AnyFetchRequest: NSPersistentStoreRequest {
+    /// Runs the fetch in `context`, results as `Any`.
+    func results(in context: NSManagedObjectContext) throws -> [Any]
+}
+
+extension NSFetchRequest: AnyFetchRequest {
+    func results(in context: NSManagedObjectContext) throws -> [Any] {
+        try context.executeFetch(self)
+    }
+}

@@ -8,6 +8,10 @@ protocol SnapshotStore: NSPersistentStore {
     /// `count` new permanent object IDs for objects of `entity`.
     func newObjectIDs(for entity: NSEntityDescription, count: Int) throws -> [NSManagedObjectID]
 
+    /// New permanent object IDs for newly inserted objects of one entity (custom stores see the objects; the
+    /// default asks ``newObjectIDs(for:count:)``).
+    func newObjectIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID]
+
     /// The current row of an object, or `nil` if it no longer exists.
     func snapshot(for objectID: NSManagedObjectID) throws -> ObjectSnapshot?
 
@@ -23,6 +27,11 @@ protocol SnapshotStore: NSPersistentStore {
 }
 
 extension SnapshotStore {
+    func newObjectIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
+        guard let entity = objects.first?.entity else { return [] }
+        return try newObjectIDs(for: entity, count: objects.count)
+    }
+
     func objectID(for entity: NSEntityDescription, primaryKey: Int64) -> NSManagedObjectID {
         NSManagedObjectID(entity: entity, key: .primaryKey(primaryKey), store: self)
     }

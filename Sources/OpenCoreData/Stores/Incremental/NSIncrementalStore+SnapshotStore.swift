@@ -1,0 +1,113 @@
+/// How the coordinator talks to a custom `NSIncrementalStore`: its internal snapshot contract translated into
+/// Apple's incremental-store calls (managed objects, nodes and requests), with the context on whose behalf the
+/// coordinator is working.
+extension NSIncrementalStore: FetchingStore {
+    /// The context the coordinator is working for (a store call outside any context gets a private one).
+    private var requestingContext: NSManagedObjectContext {
+        if let context = persistentStoreCoordinator?.requestingContext { return context }
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = persistentStoreCoordinator
+        return context
+    }
+
+    func load(model: NSManagedObjectModel) throws {
+        try loadMetadata()
+        guard let metadata, metadata[NSStoreTypeKey] is String, metadata[NSStoreUUIDKey] is String else {
+            throw CoreDataError.make(NSPersistentStoreOperationError,
+                                     "\(Swift.type(of: self)).loadMetadata() must set metadata with NSStoreTypeKey and NSStoreUUIDKey")
+        }
+    }
+
+    func newObjectIDs(for entity: NSEntityDescription, count: Int) throws -> [NSManagedObjectID] {
+        throw CoreDataError.make(NSPersistentStoreOperationError, "\(Swift.type(of: self)) hands out permanent IDs through obtainPermanentIDs(for:) only")
+    }
+
+    func newObjectIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
+        try obtainPermanentIDs(for: objects)
+    }
+
+    /// A numeric reference object read back from a URI (`…/p42`) is an `Int`, as Apple's are `NSNumber`s.
+    func objectID(for entity: NSEntityDescription, primaryKey: Int64) -> NSManagedObjectID {
+        newObjectID(for: entity, referenceObject: Int(primaryKey))
+    }
+
+    func snapshot(for objectID: NSManagedObjectID) throws -> ObjectSnapshot? {
+        let node: NSIncrementalStoreNode
+        do {
+            node = try newValuesForObject(with: objectID, with: requestingContext)
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain && error.code == NSManagedObjectReferentialIntegrityError {
+            return nil   // Apple's way for a store to say the object no longer exists
+        }
+        let layout = objectID.entity.layout
+        var snapshot = layout.emptySnapshot()
+        for (slot, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
+            let value = node.value(for: attribute)
+            if attribute.attributeType == .transformableAttributeType {
+                snapshot.attributes[slot] = TransformableValues.storedValue(from: value is NSNull ? nil : value, attribute: attribute)
+            } else {
+                snapshot.attributes[slot] = ValueConversion.storedValue(fromKVC: value, for: attribute) ?? .null
+            }
+        }
+        for (slot, relationship) in layout.toOneRelationships.enumerated() where !relationship.isTransient {
+            switch node.value(for: relationship) {
+            case let id as NSManagedObjectID: snapshot.toOne[slot] = id
+            case let object as NSManagedObject: snapshot.toOne[slot] = object.objectID
+            default: snapshot.toOne[slot] = nil
+            }
+        }
+        snapshot.version = Int64(truncatingIfNeeded: node.version)
+        return snapshot
+    }
+
+    func relatedObjectIDs(of objectID: NSManagedObjectID, through relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
+        Self.objectIDs(in: try newValue(forRelationship: relationship, forObjectWith: objectID, with: requestingContext))
+    }
+
+    func save(_ changes: StoreSaveChanges) throws -> StoreSaveResult {
+        let context = requestingContext
+        func objects(_ ids: [NSManagedObjectID]) -> Set<NSManagedObject>? {
+            let found = Set(ids.compactMap { context.registeredObject(for: $0) })
+            return found.isEmpty ? nil : found
+        }
+        let request = NSSaveChangesRequest(
+            inserted: objects(changes.inserts.map(\.objectID)), updated: objects(changes.updates.map(\.objectID)),
+            deleted: objects(changes.deletes.map(\.objectID)), locked: nil)
+        _ = try execute(request, with: context)
+        return StoreSaveResult()
+    }
+
+    func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        let fetch = NSFetchRequest<NSFetchRequestResult>()
+        fetch.entity = request.entity
+        fetch.includesSubentities = request.includesSubentities
+        fetch.predicate = request.predicate
+        fetch.sortDescriptors = request.sortDescriptors
+        fetch.fetchLimit = request.fetchLimit
+        fetch.fetchOffset = request.fetchOffset
+        fetch.resultType = request.countOnly ? .countResultType : .managedObjectIDResultType
+        let answer = try execute(fetch, with: requestingContext)
+        if request.countOnly, let count = (answer as? [Any])?.first.flatMap({ ($0 as? NSNumber)?.intValue ?? ($0 as? Int) }) {
+            return StoreFetchResult(objectIDs: [], snapshots: nil, count: count)
+        }
+        let ids = Self.objectIDs(in: answer)
+        return StoreFetchResult(objectIDs: ids, snapshots: nil, count: ids.count)
+    }
+
+    /// The object IDs in what a custom store returned: IDs or objects, alone or in an array, set or ordered set.
+    private static func objectIDs(in value: Any) -> [NSManagedObjectID] {
+        func id(_ element: Any) -> NSManagedObjectID? {
+            (element as? NSManagedObjectID) ?? (element as? NSManagedObject)?.objectID
+        }
+        switch value {
+        case let single as NSManagedObjectID: return [single]
+        case let object as NSManagedObject: return [object.objectID]
+        case let array as [Any]: return array.compactMap(id)
+        case let ordered as NSOrderedSet: return ordered.array.compactMap(id)
+        case let array as NSArray: return array.compactMap(id)
+        case let set as NSSet: return set.allObjects.compactMap(id)
+        case let set as Set<NSManagedObjectID>: return Array(set)
+        case let set as Set<NSManagedObject>: return set.map(\.objectID)
+        default: return []
+        }
+    }
+}
