@@ -17,6 +17,10 @@ struct FetchPlan {
     let resultType: NSFetchRequestResultType
     let propertiesToFetch: [Any]?
     let returnsDistinctResults: Bool
+    let fetchBatchSize: Int
+    let relationshipKeyPathsForPrefetching: [String]
+    let propertiesToGroupBy: [Any]?
+    let havingPredicate: NSPredicate?
 
     init<T>(request: NSFetchRequest<T>, context: NSManagedObjectContext) throws {
         guard let coordinator = context.persistentStoreCoordinator else {
@@ -43,6 +47,10 @@ struct FetchPlan {
         resultType = request.resultType
         propertiesToFetch = request.propertiesToFetch
         returnsDistinctResults = request.returnsDistinctResults
+        fetchBatchSize = max(0, request.fetchBatchSize)
+        relationshipKeyPathsForPrefetching = request.relationshipKeyPathsForPrefetching ?? []
+        propertiesToGroupBy = request.propertiesToGroupBy
+        havingPredicate = request.havingPredicate
         try FetchKeyPathValidation.validate(predicate: predicate, sortDescriptors: sortDescriptors, entity: entity)
     }
 
@@ -81,7 +89,7 @@ struct FetchPlan {
         let request = StoreFetchRequest(
             entity: entity, includesSubentities: includesSubentities, predicate: storePredicate, sortDescriptors: sortDescriptors,
             fetchLimit: limitInStore ? fetchLimit : 0, fetchOffset: limitInStore ? fetchOffset : 0,
-            wantsSnapshots: !countOnly, countOnly: false)
+            wantsSnapshots: !countOnly && includesPropertyValues && !isBatched, countOnly: false)
         for store in stores() {
             let result = try coordinator.withLock(for: context) { try store.fetch(request) }
             for (index, objectID) in result.objectIDs.enumerated() {
@@ -101,11 +109,11 @@ struct FetchPlan {
     }
 
     /// The matching objects, in order, limited.
-    func matchingObjects() throws -> [NSManagedObject] {
+    func matchingObjects(limited: Bool = true) throws -> [NSManagedObject] {
         let (changed, deleted) = pendingObjects()
         let merging = !changed.isEmpty || !deleted.isEmpty
         let multipleStores = stores().count > 1
-        let rows = try storeResults(limitInStore: !merging && !multipleStores, countOnly: false)
+        let rows = try storeResults(limitInStore: limited && !merging && !multipleStores, countOnly: false)
         let inMemoryPredicate = merging ? memoryPredicate : nil
         var objects: [NSManagedObject] = []
         var included = Set<ObjectIdentifier>()
@@ -132,8 +140,8 @@ struct FetchPlan {
         }
         if merging || multipleStores {
             if !sortDescriptors.isEmpty { objects = try sortInMemory(objects) }
-            if fetchOffset > 0 { objects = Array(objects.dropFirst(fetchOffset)) }
-            if fetchLimit > 0 { objects = Array(objects.prefix(fetchLimit)) }
+            if limited && fetchOffset > 0 { objects = Array(objects.dropFirst(fetchOffset)) }
+            if limited && fetchLimit > 0 { objects = Array(objects.prefix(fetchLimit)) }
         }
         return objects
     }
@@ -150,36 +158,20 @@ struct FetchPlan {
     /// The results in the requested form.
     func results() throws -> [Any] {
         if resultType.contains(.countResultType) { return [NSNumber(value: try count())] }
+        if resultType.contains(.dictionaryResultType) { return try dictionaryResults() }
         let objects = try matchingObjects()
         if resultType.contains(.managedObjectIDResultType) { return objects.map(\.objectID) }
-        if resultType.contains(.dictionaryResultType) { return try dictionaries(for: objects) }
-        if !returnsObjectsAsFaults && includesPropertyValues {
+        if isBatched {
+            registerFaultBatches(objects)
+        } else if !returnsObjectsAsFaults && includesPropertyValues {
             for object in objects where object._isFault { context.fireFault(object) }
         }
+        if !relationshipKeyPathsForPrefetching.isEmpty { try prefetch(objects) }
         return objects
     }
 
     /// The number of matching objects.
     func count() throws -> Int {
         try matchingObjects().count
-    }
-
-    /// Dictionary results: the requested properties (all attributes when none are named) by name.
-    private func dictionaries(for objects: [NSManagedObject]) throws -> [Any] {
-        let keys: [String] = (propertiesToFetch ?? entity.properties.filter { $0 is NSAttributeDescription && !$0.isTransient })
-            .compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name }
-        var seen = Set<NSDictionary>()
-        var results: [Any] = []
-        for object in objects {
-            let dictionary = NSMutableDictionary()
-            for key in keys {
-                var value = object.value(forKeyPath: key)
-                if let related = value as? NSManagedObject { value = related.objectID }
-                if let value, !(value is NSNull) { dictionary[key] = value }
-            }
-            if returnsDistinctResults && !seen.insert(dictionary).inserted { continue }
-            results.append(dictionary)
-        }
-        return results
     }
 }

@@ -18,12 +18,37 @@ extension NSManagedObjectContext {
     /// Loads the values of `object` from the row cache or the store; false if the row does not exist.
     @discardableResult
     func loadValues(into object: NSManagedObject, failIfMissing: Bool) throws -> Bool {
+        if let batch = faultBatches.removeValue(forKey: object.objectID) { try loadBatch(batch) }
         guard let snapshot = try snapshot(for: object.objectID) else { return false }
         object.apply(snapshot)
         changeProcessingSuspended += 1
         defer { changeProcessingSuspended -= 1 }
         object.awakeFromFetch()
         return true
+    }
+
+    /// Reads the rows of a batch's remaining faults with one store call per store, into the row cache.
+    private func loadBatch(_ batch: FaultBatch) throws {
+        guard let coordinator = persistentStoreCoordinator else { return }
+        let pending = batch.ids.filter { objectID in
+            faultBatches.removeValue(forKey: objectID)
+            return coordinator.rowCache.snapshot(for: objectID, maximumAge: _stalenessInterval) == nil
+        }
+        batch.ids = []
+        let byStore = Dictionary(grouping: pending) { coordinator.store(for: $0).map(ObjectIdentifier.init) }
+        for (key, ids) in byStore {
+            guard key != nil, let store = coordinator.store(for: ids[0]) else { continue }
+            let rows = try coordinator.withLock(for: self) { try store.snapshots(for: ids) }
+            for (objectID, snapshot) in rows { coordinator.rowCache.store(snapshot, for: objectID) }
+        }
+        // The whole batch is realized, as Apple's batched arrays realize a batch at a time.
+        for objectID in pending {
+            guard let object = registry[objectID]?.object, object._isFault, let snapshot = coordinator.rowCache.snapshot(for: objectID) else { continue }
+            object.apply(snapshot)
+            changeProcessingSuspended += 1
+            object.awakeFromFetch()
+            changeProcessingSuspended -= 1
+        }
     }
 
     /// The current row of an object: from the row cache, or the store (then cached).

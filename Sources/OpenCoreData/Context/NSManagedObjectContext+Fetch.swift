@@ -38,9 +38,13 @@ extension NSManagedObjectContext {
     /// Executes a request (fetch requests here; batch requests with the fetch engine).
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
         checkConfinement()
-        if let fetch = request as? AnyFetchRequest {
-            return NSAsynchronousFetchResultStandIn(finalResult: try fetch.results(in: self))
+        if let asynchronous = request as? AnyAsynchronousFetchRequest {
+            return asynchronous.start(in: self)
         }
+        if let fetch = request as? AnyFetchRequest {
+            return try fetch.finishedResult(in: self)
+        }
+
         throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "Unsupported request type \(type(of: request))")
     }
 
@@ -73,12 +77,3 @@ extension NSManagedObject {
     }
 }
 
-/// The result of `execute(_:)` for a fetch request: the fetched objects.
-final class NSAsynchronousFetchResultStandIn: NSPersistentStoreResult {
-    /// The results of the fetch.
-    let finalResult: [Any]
-    init(finalResult: [Any]) {
-        self.finalResult = finalResult
-        super.init()
-    }
-}

@@ -50,6 +50,7 @@ extension NSManagedObjectContext {
             object._context = nil
         }
         registry.removeAll()
+        faultBatches.removeAll()
         insertedSet.removeAll()
         updatedSet.removeAll()
         deletedSet.removeAll()

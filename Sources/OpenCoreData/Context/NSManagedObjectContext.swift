@@ -61,6 +61,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var eventChanges = EventChanges()
     /// The objects with values from before the current event (`eventOldValues`): the event's undo restores them.
     var eventTouchedObjects = OrderedObjectSet()
+    /// The pending batch of each fault a batched fetch (`fetchBatchSize`) returned.
+    var faultBatches: [NSManagedObjectID: FaultBatch] = [:]
 
     // MARK: Settings
 

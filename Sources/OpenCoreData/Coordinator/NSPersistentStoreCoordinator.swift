@@ -163,6 +163,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         case is NSSaveChangesRequest:
             try context.save()
             return [Any]()
+
         default:
             throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "Unsupported request type \(type(of: request))")
         }

@@ -155,6 +155,8 @@ extension NSManagedObject {
 protocol AnyFetchRequest: NSPersistentStoreRequest {
     /// Runs the fetch in `context`, results as `Any`.
     func results(in context: NSManagedObjectContext) throws -> [Any]
+    /// Runs the fetch in `context`; the result as `execute(_:)` returns it.
+    func finishedResult(in context: NSManagedObjectContext) throws -> NSPersistentStoreResult
 }
 
 extension NSFetchRequest: AnyFetchRequest {

@@ -18,6 +18,14 @@ protocol SnapshotStore: NSPersistentStore {
     /// The destinations of a to-many relationship of an object (in order for ordered relationships).
     func relatedObjectIDs(of objectID: NSManagedObjectID, through relationship: NSRelationshipDescription) throws -> [NSManagedObjectID]
 
+    /// The rows of several objects at once (batch faulting, prefetching); rows that no longer exist are absent.
+    func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: ObjectSnapshot]
+
+    /// The members of a to-many relationship of several objects at once (prefetching), in order for ordered
+    /// relationships, with the members' rows when the store reads them in the same pass.
+    func prefetchMembers(of objectIDs: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
+        -> (members: [NSManagedObjectID: [NSManagedObjectID]], snapshots: [NSManagedObjectID: ObjectSnapshot])
+
     /// Applies a save atomically: all of it, or (throwing) none of it. Throws `StoreSaveConflicts` when a row's
     /// version is not the expected one (optimistic locking), `StoreConstraintViolation` for uniqueness.
     func save(_ changes: StoreSaveChanges) throws -> StoreSaveResult
@@ -27,6 +35,23 @@ protocol SnapshotStore: NSPersistentStore {
 }
 
 extension SnapshotStore {
+    func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: ObjectSnapshot] {
+        var result: [NSManagedObjectID: ObjectSnapshot] = [:]
+        for objectID in objectIDs {
+            if let snapshot = try snapshot(for: objectID) { result[objectID] = snapshot }
+        }
+        return result
+    }
+
+    func prefetchMembers(of objectIDs: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
+        -> (members: [NSManagedObjectID: [NSManagedObjectID]], snapshots: [NSManagedObjectID: ObjectSnapshot])
+    {
+        var members: [NSManagedObjectID: [NSManagedObjectID]] = [:]
+        for objectID in objectIDs { members[objectID] = try relatedObjectIDs(of: objectID, through: relationship) }
+        let all = Array(Set(members.values.joined()))
+        return (members, try snapshots(for: all))
+    }
+
     func newObjectIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
         guard let entity = objects.first?.entity else { return [] }
         return try newObjectIDs(for: entity, count: objects.count)

@@ -45,6 +45,13 @@ enum SQLiteFunctions {
         try? connection.registerCollation(name: "OCD_CASE_INSENSITIVE") { a, b in
             PredicateStringComparison.compare(a, b, options: [.caseInsensitive])
         }
+        // `OCD_FOLD_<options>`: ordering under `[c]` (1), `[d]` (2) and `[cd]` (3), as the predicate layer orders.
+        for rawOptions in [1, 2, 3] {
+            let options = NSComparisonPredicate.Options(rawValue: UInt(rawOptions))
+            try? connection.registerCollation(name: "OCD_FOLD_\(rawOptions)") { a, b in
+                PredicateStringComparison.compare(a, b, options: options)
+            }
+        }
         try? connection.registerCollation(name: "OCD_LOCALIZED") { a, b in a.localizedCompare(b) }
         try? connection.registerCollation(name: "OCD_LOCALIZED_CASE_INSENSITIVE") { a, b in a.localizedCaseInsensitiveCompare(b) }
         try? connection.registerCollation(name: "OCD_LOCALIZED_STANDARD") { a, b in a.localizedStandardCompare(b) }

@@ -1,0 +1,76 @@
+/// Reading many rows per statement: the rows of a batch of faults, and the members (with their rows) of a to-many
+/// relationship for many objects — what keeps `fetchBatchSize` and `relationshipKeyPathsForPrefetching` free of
+/// one query per object.
+extension SQLiteStore {
+    /// At most this many keys go into one `IN (…)` list (SQLite allows 32,766 parameters).
+    static let keysPerStatement = 500
+
+    func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: ObjectSnapshot] {
+        var result: [NSManagedObjectID: ObjectSnapshot] = [:]
+        let byTable = Dictionary(grouping: objectIDs.filter { $0.primaryKey != nil }) { ObjectIdentifier(schema.table(for: $0.entity)) }
+        for (_, ids) in byTable {
+            let table = schema.table(for: ids[0].entity)
+            let wanted = Set(ids)
+            for chunk in stride(from: 0, to: ids.count, by: Self.keysPerStatement).map({ Array(ids[$0..<min($0 + Self.keysPerStatement, ids.count)]) }) {
+                let placeholders = (1...chunk.count).map { "?\($0)" }.joined(separator: ", ")
+                let statement = try connection.cachedStatement("SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(placeholders))")
+                defer { statement.reset() }
+                try statement.bind(chunk.map { .integer($0.primaryKey!) })
+                while try statement.step() {
+                    guard let (objectID, snapshot) = try decodeRow(statement, table: table) else { continue }
+                    if wanted.contains(objectID) {
+                        result[objectID] = snapshot
+                    } else if let requested = chunk.first(where: { $0.primaryKey == objectID.primaryKey && (objectID.entity.isKindOf(entity: $0.entity) || $0.entity.isKindOf(entity: objectID.entity)) }) {
+                        result[requested] = snapshot   // asked for by a super-entity's ID
+                    }
+                }
+            }
+        }
+        return result
+    }
+
+    func prefetchMembers(of objectIDs: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
+        -> (members: [NSManagedObjectID: [NSManagedObjectID]], snapshots: [NSManagedObjectID: ObjectSnapshot])
+    {
+        guard let destination = relationship.destinationEntity, let first = objectIDs.first,
+              case .toMany(let slot, _)? = relationship.entity.layout.slots[relationship.name] else { return ([:], [:]) }
+        let destinationTable = schema.table(for: destination)
+        let filter = SQLiteFetchCompiler.entityFilter(schema: schema, entity: destination, alias: "d").map { " AND " + $0 } ?? ""
+        let sourceSQL: (String) -> String
+        switch schema.mapping(for: first.entity).toManyStorage[slot] {
+        case .inverseColumn(_, _, let column, let orderColumn):
+            sourceSQL = { keys in
+                "SELECT \(self.selectList(destinationTable, alias: "d")), d.\(column) FROM \(destinationTable.name) d WHERE d.\(column) IN (\(keys))\(filter) ORDER BY d.\(column), \(orderColumn.map { "d.\($0), " } ?? "")d.Z_PK"
+            }
+        case .joinTable(let join, let sourceColumn, let destinationColumn, let orderColumn):
+            sourceSQL = { keys in
+                "SELECT \(self.selectList(destinationTable, alias: "d")), j.\(sourceColumn) FROM \(join.name) j JOIN \(destinationTable.name) d ON d.Z_PK = j.\(destinationColumn) WHERE j.\(sourceColumn) IN (\(keys))\(filter) ORDER BY j.\(sourceColumn), \(orderColumn.map { "j.\($0), " } ?? "")d.Z_PK"
+            }
+        case .ownJoinTable(let name, let sourceColumn, let destinationColumn, let orderColumn):
+            sourceSQL = { keys in
+                "SELECT \(self.selectList(destinationTable, alias: "d")), j.\(sourceColumn) FROM \(name) j JOIN \(destinationTable.name) d ON d.Z_PK = j.\(destinationColumn) WHERE j.\(sourceColumn) IN (\(keys))\(filter) ORDER BY j.\(sourceColumn), \(orderColumn.map { "j.\($0), " } ?? "")d.Z_PK"
+            }
+        case .notStored:
+            return ([:], [:])
+        }
+        let sourcesByKey = Dictionary(objectIDs.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
+        var members: [NSManagedObjectID: [NSManagedObjectID]] = [:]
+        for objectID in objectIDs { members[objectID] = [] }
+        var snapshots: [NSManagedObjectID: ObjectSnapshot] = [:]
+        let keys = Array(sourcesByKey.keys)
+        let sourceColumnIndex = Int32(3 + destinationTable.columns.count)
+        for start in stride(from: 0, to: keys.count, by: Self.keysPerStatement) {
+            let chunk = Array(keys[start..<min(start + Self.keysPerStatement, keys.count)])
+            let statement = try connection.cachedStatement(sourceSQL((1...chunk.count).map { "?\($0)" }.joined(separator: ", ")))
+            defer { statement.reset() }
+            try statement.bind(chunk.map { .integer($0) })
+            while try statement.step() {
+                guard let (member, snapshot) = try decodeRow(statement, table: destinationTable),
+                      let source = sourcesByKey[statement.int64(at: sourceColumnIndex)] else { continue }
+                members[source, default: []].append(member)
+                snapshots[member] = snapshot
+            }
+        }
+        return (members, snapshots)
+    }
+}
