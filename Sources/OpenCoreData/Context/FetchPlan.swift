@@ -85,6 +85,16 @@ struct FetchPlan {
 
     /// Fetches from the stores.
     private func storeResults(limitInStore: Bool, countOnly: Bool) throws -> [(NSManagedObjectID, ObjectSnapshot?)] {
+        if let parent = context._parent {
+            // A child fetches through its parent, whose unsaved changes count; rows come as faults that fire there.
+            let (entity, predicate, sortDescriptors, includesSubentities) = (self.entity, storePredicate, self.sortDescriptors, self.includesSubentities)
+            let (limit, offset) = limitInStore ? (fetchLimit, fetchOffset) : (0, 0)
+            let ids = try parent.performAndWait {
+                try parent.objectIDsForChild(entity: entity, predicate: predicate, sortDescriptors: sortDescriptors,
+                                             includesSubentities: includesSubentities, fetchLimit: limit, fetchOffset: offset)
+            }
+            return ids.map { ($0, nil) }
+        }
         var results: [(NSManagedObjectID, ObjectSnapshot?)] = []
         let request = StoreFetchRequest(
             entity: entity, includesSubentities: includesSubentities, predicate: storePredicate, sortDescriptors: sortDescriptors,

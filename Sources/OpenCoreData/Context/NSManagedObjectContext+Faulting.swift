@@ -53,6 +53,7 @@ extension NSManagedObjectContext {
 
     /// The current row of an object: from the row cache, or the store (then cached).
     func snapshot(for objectID: NSManagedObjectID) throws -> ObjectSnapshot? {
+        if let parent = _parent { return try snapshotFromParent(parent, objectID) }
         guard let coordinator = persistentStoreCoordinator else { return nil }
         if let cached = coordinator.rowCache.snapshot(for: objectID, maximumAge: _stalenessInterval) { return cached }
         guard let store = coordinator.store(for: objectID) else { return nil }
@@ -76,6 +77,13 @@ extension NSManagedObjectContext {
 
     /// The IDs of a to-many relationship's destinations as the store has them.
     func committedToManyIDs(of object: NSManagedObject, relationship: NSRelationshipDescription) -> [NSManagedObjectID] {
+        if let parent = _parent {
+            do {
+                return try memberIDsFromParent(parent, object.objectID, relationship)
+            } catch {
+                preconditionFailure("CoreData could not fulfill the '\(relationship.name)' relationship fault of \(object.objectID) from the parent context: \(error.localizedDescription)")
+            }
+        }
         guard let coordinator = persistentStoreCoordinator, let store = coordinator.store(for: object.objectID) else { return [] }
         do {
             return try coordinator.withLock(for: self) { try store.relatedObjectIDs(of: object.objectID, through: relationship) }

@@ -55,9 +55,7 @@ extension NSManagedObjectContext {
     public func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         checkConfinement()
         if let object = registry[objectID]?.object { return object }
-        if objectID.isTemporaryID, let parentObject = parentObject(for: objectID) {
-            return parentObject
-        }
+        if let replaced = replacedTemporaryIDs[objectID] { return object(with: replaced) }
         let fault = ManagedObjectFactory.makeFault(for: objectID)
         register(fault)
         return fault
@@ -178,9 +176,6 @@ extension NSManagedObjectContext {
         retainStrongly(object)
         scheduleMainQueueEventIfNeeded()
     }
-
-    /// The object for a temporary ID that only the parent context knows (child contexts).
-    func parentObject(for objectID: NSManagedObjectID) -> NSManagedObject? { nil }
 
     /// For a main-queue context used outside `perform`, processes pending changes at the next main-queue turn
     /// (the Linux stand-in for the end of a run-loop pass).

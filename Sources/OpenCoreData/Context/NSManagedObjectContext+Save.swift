@@ -23,6 +23,7 @@ extension NSManagedObjectContext {
         propagateDeletes()
         processPendingChangesInternal()
         try validateChanges()
+        if let parent = _parent { return try saveToParent(parent) }
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "This context has no persistent store coordinator, so it cannot save.")
         }
@@ -233,12 +234,18 @@ extension NSManagedObjectContext {
             guard ids.count == group.count else {
                 throw CoreDataError.make(NSPersistentStoreOperationError, "The store \(store.type) returned \(ids.count) permanent IDs for \(group.count) objects")
             }
-            for (object, newID) in zip(group, ids) { reassign(object, to: newID) }
+            for (object, newID) in zip(group, ids) {
+                let oldID = object.objectID
+                reassign(object, to: newID)
+                // Ancestors that received this object from a child save move it to the permanent ID too.
+                if let parent = _parent { parent.performAndWait { parent.adoptPermanentID(newID, replacing: oldID) } }
+            }
         }
     }
 
     /// Moves an object to a new ID (temporary → permanent).
     func reassign(_ object: NSManagedObject, to newID: NSManagedObjectID) {
+        if servesChildren && object.objectID.isTemporaryID { replacedTemporaryIDs[object.objectID] = newID }
         let registration = registry.removeValue(forKey: object.objectID)
         object._objectID = newID
         registry[newID] = registration ?? Registration(object, strong: true)

@@ -63,6 +63,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var eventTouchedObjects = OrderedObjectSet()
     /// The pending batch of each fault a batched fetch (`fetchBatchSize`) returned.
     var faultBatches: [NSManagedObjectID: FaultBatch] = [:]
+    /// Temporary IDs this context's saves replaced with permanent ones (children may still use them).
+    var replacedTemporaryIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
+    /// Whether a child context has used this one as its parent (only then are replaced IDs remembered).
+    var servesChildren = false
 
     // MARK: Settings
 
