@@ -35,7 +35,7 @@ struct FetchPlan {
         self.context = context
         self.coordinator = coordinator
         self.entity = entity
-        predicate = request.predicate
+        predicate = try request.predicate.map(PredicateRewriting.evaluatingFetchRequestExpressions)
         sortDescriptors = request.sortDescriptors ?? []
         fetchLimit = max(0, request.fetchLimit)
         fetchOffset = max(0, request.fetchOffset)

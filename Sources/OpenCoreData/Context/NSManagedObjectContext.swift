@@ -96,6 +96,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             queue = DispatchQueue(label: "OpenCoreData.NSManagedObjectContext")
         case .mainQueueConcurrencyType:
             queue = DispatchQueue.main
+            _ = MainQueueMark.key
         case .confinementConcurrencyType:
             queue = nil
         }
@@ -331,7 +332,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var isOnQueue: Bool {
         switch concurrencyType {
         case .confinementConcurrencyType: return true
-        case .mainQueueConcurrencyType: return Thread.isMainThread
+        // On Linux the main queue does not always run on the main thread (async `main` after its first `await`,
+        // `dispatchMain()`): the queue carries a mark of its own.
+        case .mainQueueConcurrencyType: return Thread.isMainThread || DispatchQueue.getSpecific(key: MainQueueMark.key) != nil
         case .privateQueueConcurrencyType: return DispatchQueue.getSpecific(key: QueueIdentity.key)?.context === self
         }
     }
@@ -344,6 +347,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     private var name_: String? { _name }
+}
+
+/// Marks the main queue, so that code running on it off the main thread is recognised.
+enum MainQueueMark {
+    static let key: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
 }
 
 /// Marks a private queue with the context that owns it.

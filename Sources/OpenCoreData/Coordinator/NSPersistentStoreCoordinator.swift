@@ -60,10 +60,12 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
         let url = storeURL ?? URL(fileURLWithPath: "/dev/null")
         return try withLock {
-            if let storeURL, storeType != NSInMemoryStoreType,
+            if let storeURL, storeType != NSInMemoryStoreType, storeURL.path != SQLiteStore.inMemoryPath,
                 let existing = stores.first(where: { $0.url?.standardizedFileURL == storeURL.standardizedFileURL })
             {
-                throw CoreDataError.make(NSPersistentStoreOperationError, "The store at \(storeURL.path) is already added to this coordinator (\(existing.identifier ?? ""))")
+                // Apple reports 134081 with the underlying exception "Can't add the same store twice".
+                throw CoreDataError.make(134081, "Can't add the same store twice: \(storeURL.path) is already added to this coordinator (\(existing.identifier ?? ""))",
+                                         userInfo: ["NSUnderlyingException": "Can't add the same store twice", NSFilePathErrorKey: storeURL.path])
             }
             let store = storeClass.init(persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
             if let snapshotStore = store as? SnapshotStore {

@@ -3,13 +3,19 @@
 enum PredicateRewriting {
     /// `predicate` with every constant passed through `transform` (collections element by element).
     static func rewrite(_ predicate: NSPredicate, _ transform: (Any?) -> Any?) -> NSPredicate {
+        rewrite(predicate, transform, replacing: nil)
+    }
+
+    /// `predicate` with every constant passed through `transform`, and every expression for which `replacement`
+    /// returns a value replaced by it.
+    static func rewrite(_ predicate: NSPredicate, _ transform: (Any?) -> Any?, replacing replacement: ((NSExpression) -> NSExpression?)?) -> NSPredicate {
         switch predicate {
         case let compound as NSCompoundPredicate:
-            let subpredicates = compound.subpredicates.compactMap { $0 as? NSPredicate }.map { rewrite($0, transform) }
+            let subpredicates = compound.subpredicates.compactMap { $0 as? NSPredicate }.map { rewrite($0, transform, replacing: replacement) }
             return NSCompoundPredicate(type: compound.compoundPredicateType, subpredicates: subpredicates)
         case let comparison as NSComparisonPredicate:
-            let left = rewrite(comparison.leftExpression, transform)
-            let right = rewrite(comparison.rightExpression, transform)
+            let left = rewrite(comparison.leftExpression, transform, replacing: replacement)
+            let right = rewrite(comparison.rightExpression, transform, replacing: replacement)
             if comparison.predicateOperatorType == .customSelector, let selector = comparison.customSelector {
                 return NSComparisonPredicate(leftExpression: left, rightExpression: right, customSelector: selector)
             }
@@ -21,7 +27,14 @@ enum PredicateRewriting {
     }
 
     /// `expression` with every constant passed through `transform`.
-    static func rewrite(_ expression: NSExpression, _ transform: (Any?) -> Any?) -> NSExpression {
+    static func rewrite(_ expression: NSExpression, _ transform: (Any?) -> Any?, replacing replacement: ((NSExpression) -> NSExpression?)? = nil) -> NSExpression {
+        if let replaced = replacement?(expression) { return rewrite(replaced, transform) }
+        func rewrite(_ expression: NSExpression, _ transform: (Any?) -> Any?) -> NSExpression {
+            PredicateRewriting.rewrite(expression, transform, replacing: replacement)
+        }
+        func rewrite(_ predicate: NSPredicate, _ transform: (Any?) -> Any?) -> NSPredicate {
+            PredicateRewriting.rewrite(predicate, transform, replacing: replacement)
+        }
         let node: NSExpression.Node
         switch expression.node {
         case .constant(let value):
@@ -58,6 +71,23 @@ enum PredicateRewriting {
         case let set as Set<AnyHashable>: return set.map { mapConstant($0.base, transform) ?? NSNull() }
         default: return transform(value)
         }
+    }
+
+    /// `predicate` with every `NSFetchRequestExpression` replaced by its value (the fetched objects or their count),
+    /// computed once before a store sees the predicate.
+    static func evaluatingFetchRequestExpressions(_ predicate: NSPredicate) throws -> NSPredicate {
+        var failure: Error?
+        let result = rewrite(predicate, { $0 }, replacing: { expression in
+            guard let fetch = expression as? NSFetchRequestExpression else { return nil }
+            do {
+                return NSExpression(forConstantValue: try fetch.expressionValueThrowing(with: nil, context: nil))
+            } catch {
+                failure = error
+                return nil
+            }
+        })
+        if let failure { throw failure }
+        return result
     }
 
     /// Whether `predicate` contains a constant for which `test` is true.

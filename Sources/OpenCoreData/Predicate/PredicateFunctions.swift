@@ -311,6 +311,7 @@ enum PredicateFunctions {
 
     /// Invokes a method by name on a value (see the type's documentation for the supported methods).
     static func invoke(_ selector: String, on target: Any?, arguments: [Any?]) throws -> Any? {
+        if let custom = target as? PredicateFunctionTarget { return try custom.invokePredicateFunction(selector, arguments: arguments) }
         guard let target = PredicateValue.normalize(target) else { return nil }
         let args = arguments.map(PredicateValue.normalize)
         func argument(_ i: Int) throws -> Any? {
@@ -381,4 +382,11 @@ enum PredicateFunctions {
         if let number = PredicateNumber(value) { return number.doubleValue != 0 }
         throw PredicateError.evaluation("the selector \(selector) did not return a boolean")
     }
+}
+
+/// A value that answers `FUNCTION(value, 'selector', …)` itself: layers above the predicate language (Core Data's
+/// `NSFetchRequestExpression`) plug their own evaluation in through it.
+protocol PredicateFunctionTarget {
+    /// The result of calling `selector` with `arguments` on this value.
+    func invokePredicateFunction(_ selector: String, arguments: [Any?]) throws -> Any?
 }

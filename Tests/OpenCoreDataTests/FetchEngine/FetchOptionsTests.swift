@@ -189,6 +189,28 @@ struct FetchOptionsTests {
         }
     }
 
+    @Test("an NSFetchRequestExpression in a predicate is the fetch's result (objects, or a count)")
+    func fetchRequestExpression() throws {
+        let stack = try Stack()
+        try stack.context.performAndWait {
+            let red = NSFetchRequest<NSFetchRequestResult>(entityName: "Tag")
+            red.predicate = NSPredicate(format: "name == 'red'")
+            let expression = NSFetchRequestExpression.expression(forFetch: NSExpression(forConstantValue: red),
+                                                                 context: NSExpression(forConstantValue: stack.context), countOnly: false)
+            let viaExpression = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            viaExpression.predicate = NSPredicate(format: "ANY tags IN %@", expression)
+            let direct = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            direct.predicate = NSPredicate(format: "ANY tags.name == 'red'")
+            let expected = Set(try stack.context.fetch(direct).map(\.objectID))
+            #expect(expected.count == 9, "items 0, 2 and 3 of each shelf carry red")
+            #expect(Set(try stack.context.fetch(viaExpression).map(\.objectID)) == expected)
+
+            let count = NSFetchRequestExpression.expression(forFetch: NSExpression(forConstantValue: red),
+                                                            context: NSExpression(forConstantValue: stack.context), countOnly: true)
+            #expect(count.expressionValue(with: nil, context: nil) as? Int == 1)
+        }
+    }
+
     @Test("asynchronous fetches complete on the context's queue with progress, and can be cancelled")
     func asynchronousFetch() async throws {
         let stack = try Stack()

@@ -4,8 +4,11 @@
 struct ExternalBinaryStorage {
     /// The folder holding the files.
     let directory: URL
+    /// Whether the store is an in-memory database (`/dev/null`): every value stays in its row.
+    let isInMemory: Bool
 
     init(storePath: String) {
+        isInMemory = storePath == SQLiteStore.inMemoryPath
         let store = URL(fileURLWithPath: storePath)
         let name = store.deletingPathExtension().lastPathComponent
         directory = store.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT/_EXTERNAL_DATA", isDirectory: true)
@@ -13,7 +16,7 @@ struct ExternalBinaryStorage {
 
     /// The column value for `data`: inline below the threshold, otherwise a new file and its reference.
     func encode(_ data: Data, threshold: Int) throws -> (column: Data, file: URL?) {
-        guard data.count > threshold else { return (Data([0x01]) + data, nil) }
+        guard data.count > threshold, !isInMemory else { return (Data([0x01]) + data, nil) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let name = UUID().uuidString
         let file = directory.appendingPathComponent(name)

@@ -43,12 +43,16 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     /// The store file's path.
     var path: String { url?.path ?? "" }
 
+    /// The URL path that makes an SQLite store an in-memory database (Apple's idiom for tests).
+    static let inMemoryPath = "/dev/null"
+
     func load(model: NSManagedObjectModel) throws {
         self.model = model
         guard let url, url.isFileURL else {
             throw CoreDataError.make(NSPersistentStoreOpenError, "An SQLite store needs a file URL (got \(self.url?.absoluteString ?? "nil"))")
         }
-        let fileExists = FileManager.default.fileExists(atPath: url.path)
+        let isInMemory = url.path == Self.inMemoryPath
+        let fileExists = isInMemory || FileManager.default.fileExists(atPath: url.path)
         if !fileExists && isReadOnly {
             throw CoreDataError.make(NSPersistentStoreOpenError, "The read-only store at \(url.path) does not exist", userInfo: [NSFilePathErrorKey: url.path])
         }
@@ -65,7 +69,7 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
             configuration.pragmas = try SQLiteConnection.pragmaValues(pragmas)
         }
         do {
-            connection = try SQLiteConnection(path: url.path, configuration: configuration)
+            connection = try SQLiteConnection(path: isInMemory ? ":memory:" : url.path, configuration: configuration)
             SQLiteFunctions.register(on: connection, recordingDerivedChangesIn: derivedValueChanges)
             // A file without tables is new — also one left by a process killed while creating the store.
             let tables = try tableNames()
