@@ -44,7 +44,9 @@ extension NSManagedObjectContext {
         if let fetch = request as? AnyFetchRequest {
             return try fetch.finishedResult(in: self)
         }
-
+        if BatchRequestExecution.handles(request) {
+            return try BatchRequestExecution.execute(request, in: self)
+        }
         throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "Unsupported request type \(type(of: request))")
     }
 

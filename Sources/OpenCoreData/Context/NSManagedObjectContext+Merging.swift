@@ -43,10 +43,7 @@ extension NSManagedObjectContext {
     /// Applies merged changes to the registered objects.
     func mergeChanges(inserted: Set<NSManagedObjectID>, updated: Set<NSManagedObjectID>, deleted: Set<NSManagedObjectID>) {
         processPendingChangesInternal()
-        for objectID in deleted {
-            guard let object = registry[objectID]?.object else { continue }
-            forgetDeletedElsewhere(object)
-        }
+        forgetDeletedElsewhere(deleted.compactMap { registry[$0]?.object })
         for objectID in updated {
             guard let object = registry[objectID]?.object, !object._isDeleted else { continue }
             if object._isFault {
@@ -65,33 +62,43 @@ extension NSManagedObjectContext {
         ])
     }
 
-    /// Removes an object another context deleted: it leaves every realized relationship of this context (without
-    /// making the holders dirty) and is unregistered.
-    private func forgetDeletedElsewhere(_ object: NSManagedObject) {
+    /// Removes objects another context (or a batch delete) deleted: they leave every realized relationship of
+    /// this context (without making the holders dirty) and are unregistered. One pass over the registered objects
+    /// for all of them, so merging a large batch delete stays linear.
+    private func forgetDeletedElsewhere(_ objects: [NSManagedObject]) {
+        guard !objects.isEmpty else { return }
+        let goneObjects = Set(objects.map(ObjectIdentifier.init))
+        let goneIDs = Set(objects.map(\.objectID))
         for registration in registry.values {
-            guard let holder = registration.object, holder !== object, !holder._isFault else { continue }
-            for slot in holder.toOneValues.indices where holder.toOneID(at: slot) == object.objectID {
-                holder.toOneValues[slot] = .none
+            guard let holder = registration.object, !goneObjects.contains(ObjectIdentifier(holder)), !holder._isFault else { continue }
+            for slot in holder.toOneValues.indices {
+                if let target = holder.toOneID(at: slot), goneIDs.contains(target) { holder.toOneValues[slot] = .none }
             }
             for (slot, value) in holder.toManyValues.enumerated() {
-                guard case .members(var members) = value, members.contains(object) else { continue }
-                members.remove(object)
+                guard case .members(var members) = value, members.count > 0 else { continue }
+                let leaving = members.count <= objects.count
+                    ? members.objects.filter { goneObjects.contains(ObjectIdentifier($0)) }
+                    : objects.filter { members.contains($0) }
+                guard !leaving.isEmpty else { continue }
+                for object in leaving { _ = members.remove(object) }
                 holder.toManyValues[slot] = .members(members)
                 if var committed = holder.committedToMany[slot] {
-                    committed.removeAll { $0 == object.objectID }
+                    committed.removeAll { goneIDs.contains($0) }
                     holder.committedToMany[slot] = committed
                 }
             }
         }
-        insertedSet.remove(object)
-        updatedSet.remove(object)
-        deletedSet.remove(object)
-        unpropagatedDeletes.remove(object)
-        registry[object.objectID] = nil
-        eventChanges.deleted.insert(object)
-        object.turnIntoFault()
-        object._isDeleted = true
-        object._context = nil
+        for object in objects {
+            insertedSet.remove(object)
+            updatedSet.remove(object)
+            deletedSet.remove(object)
+            unpropagatedDeletes.remove(object)
+            registry[object.objectID] = nil
+            eventChanges.deleted.insert(object)
+            object.turnIntoFault()
+            object._isDeleted = true
+            object._context = nil
+        }
     }
 
     static func objectIDs(_ value: Any?) -> Set<NSManagedObjectID> {

@@ -165,7 +165,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         case is NSSaveChangesRequest:
             try context.save()
             return [Any]()
-
+        case let batch where BatchRequestExecution.handles(batch):
+            return try BatchRequestExecution.execute(batch, in: context)
         default:
             throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "Unsupported request type \(type(of: request))")
         }
