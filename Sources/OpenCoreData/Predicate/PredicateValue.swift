@@ -29,7 +29,9 @@ enum PredicateValue {
             current = inner
             guardCount += 1
         }
-        if current is NSNull { return nil }
+        // A metatype test: `current is NSNull` would bridge a Swift collection to Foundation first (slow, and for
+        // a set holding decimals a crash in Linux Foundation's NSDecimalNumber.hash).
+        if type(of: current) is NSNull.Type { return nil }
         return current
     }
 
@@ -55,6 +57,9 @@ enum PredicateValue {
     /// The elements of an array, set or ordered set (Swift or Foundation), or `nil` if `value` is not one.
     /// Strings, `Data` and dictionaries are not collections here.
     static func collection(_ value: Any) -> (elements: [Any], kind: CollectionKind)? {
+        // Swift collections first: testing them against Foundation classes would bridge them.
+        if let array = value as? [Any] { return (array, .array) }
+        if let set = value as? Set<AnyHashable> { return (set.map { $0.base }, .set) }
         if value is String || value is NSString || value is Data || value is NSData { return nil }
         if value is NSDictionary { return nil }
         if let ordered = value as? NSOrderedSet { return (ordered.array, .orderedSet) }
@@ -91,6 +96,11 @@ enum PredicateValue {
         guard kind == .set else { return values }
         var set = Set<AnyHashable>()
         for value in values {
+            // Linux Foundation's NSDecimalNumber.hash recurses until the stack overflows: hash its Decimal.
+            if let number = value as? NSDecimalNumber {
+                set.insert(AnyHashable(number.decimalValue))
+                continue
+            }
             guard let hashable = value as? AnyHashable else { return uniqued(values) }
             set.insert(hashable)
         }

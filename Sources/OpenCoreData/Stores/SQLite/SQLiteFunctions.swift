@@ -3,12 +3,15 @@
 /// - `NSCoreDataDATriggerUpdatedAffectedObjectValue` and `NSCoreDataDATriggerInsertUpdatedAffectedObjectValue`:
 ///   Apple's derived-attribute triggers call them (store-format.md §4); without them every write to a table with
 ///   such triggers fails with "no such function".
-/// - `OCD_STRING_MATCH(operator, options, value, pattern)`: the predicate layer's string operators with Foundation's
-///   case/diacritic folding (`PredicateStringComparison`), so SQL and in-memory evaluation agree.
+/// - `OCD_STRING_MATCH(operator, options, value, pattern)`: the predicate layer's string operators and ordering
+///   comparisons with Foundation's case/diacritic folding (`PredicateStringComparison`), so SQL and in-memory
+///   evaluation agree; a NULL operand gives 0 (false), as Apple's string function does.
+/// - `OCD_LOWERCASE(text)`, `OCD_UPPERCASE(text)`: the `lowercase:`/`uppercase:` functions.
 enum SQLiteFunctions {
     /// String operator codes of `OCD_STRING_MATCH`.
     enum StringOperator: Int64 {
         case equal = 0, beginsWith = 1, endsWith = 2, contains = 3, like = 4, matches = 5
+        case lessThan = 6, lessThanOrEqual = 7, greaterThan = 8, greaterThanOrEqual = 9
     }
 
     static func register(on connection: SQLiteConnection, recordingDerivedChangesIn recorder: DerivedValueChanges) {
@@ -34,6 +37,10 @@ enum SQLiteFunctions {
             case .beginsWith: matched = !pattern.isEmpty && PredicateStringComparison.hasPrefix(value, pattern, options: options)
             case .endsWith: matched = !pattern.isEmpty && PredicateStringComparison.hasSuffix(value, pattern, options: options)
             case .contains: matched = !pattern.isEmpty && PredicateStringComparison.contains(value, pattern, options: options)
+            case .lessThan: matched = PredicateStringComparison.compare(value, pattern, options: options) == .orderedAscending
+            case .lessThanOrEqual: matched = PredicateStringComparison.compare(value, pattern, options: options) != .orderedDescending
+            case .greaterThan: matched = PredicateStringComparison.compare(value, pattern, options: options) == .orderedDescending
+            case .greaterThanOrEqual: matched = PredicateStringComparison.compare(value, pattern, options: options) != .orderedAscending
             case .like, .matches:
                 let type: NSComparisonPredicate.Operator = op == .like ? .like : .matches
                 let predicate = NSComparisonPredicate(leftExpression: NSExpression(forConstantValue: value), rightExpression: NSExpression(forConstantValue: pattern),
@@ -44,6 +51,13 @@ enum SQLiteFunctions {
         }
         try? connection.registerCollation(name: "OCD_CASE_INSENSITIVE") { a, b in
             PredicateStringComparison.compare(a, b, options: [.caseInsensitive])
+        }
+        // `lowercase:` and `uppercase:` of the predicate language (Foundation's case mapping).
+        for (name, transform) in [("OCD_LOWERCASE", { (s: String) in s.lowercased() }), ("OCD_UPPERCASE", { (s: String) in s.uppercased() })] {
+            try? connection.registerFunction(name: name, argumentCount: 1, deterministic: true) { arguments in
+                guard let text = text(arguments[0]) else { return .null }
+                return .text(transform(text))
+            }
         }
         // `OCD_FOLD_<options>`: ordering under `[c]` (1), `[d]` (2) and `[cd]` (3), as the predicate layer orders.
         for rawOptions in [1, 2, 3] {

@@ -48,7 +48,11 @@ extension SQLiteFetchCompiler {
             guard let flipped = Self.flipped(type) else { throw Untranslatable(reason: "constant on the left of \(type)") }
             return try compare(right, flipped, .constant(value), options: options)
         case (_, .constant(let value)):
-            return try compare(left, type, constant: value, options: options)
+            let condition = try compare(left, type, constant: value, options: options)
+            if case .value(let sql, _, _) = left, let alias = nilAggregates[sql] {
+                return "(CASE WHEN \(alias).Z_PK IS NULL THEN \(type == .notEqualTo && !(value == nil || value is NSNull) ? 1 : 0) ELSE \(condition) END)"
+            }
+            return condition
         case (.key(let a, _), .key(let b, _)):
             guard let op = Self.sqlOperator(type) else { throw Untranslatable(reason: "operator \(type) between keys") }
             return "\(a) \(op) \(b)"
@@ -93,6 +97,17 @@ extension SQLiteFetchCompiler {
         "OCD_STRING_MATCH(\(op.rawValue), \(options.rawValue), \(value), \(pattern)) = 1"
     }
 
+    /// The string function's ordering operator for `<`, `<=`, `>`, `>=`.
+    static func orderOperator(_ type: NSComparisonPredicate.Operator) -> SQLiteFunctions.StringOperator? {
+        switch type {
+        case .lessThan: return .lessThan
+        case .lessThanOrEqualTo: return .lessThanOrEqual
+        case .greaterThan: return .greaterThan
+        case .greaterThanOrEqualTo: return .greaterThanOrEqual
+        default: return nil
+        }
+    }
+
     private static func stringOperator(_ type: NSComparisonPredicate.Operator) -> SQLiteFunctions.StringOperator? {
         switch type {
         case .beginsWith: return .beginsWith
@@ -119,7 +134,7 @@ extension SQLiteFetchCompiler {
         switch type {
         case .equalTo: return Self.match(.equal, options, a, b)
         case .notEqualTo: return "(\(a) IS NOT NULL AND \(b) IS NOT NULL AND NOT \(Self.match(.equal, options, a, b)))"
-        default: return "\(a) COLLATE OCD_FOLD_\(folding.rawValue) \(op) \(b)"
+        default: return Self.match(Self.orderOperator(type)!, options, a, b)
         }
     }
 
@@ -146,8 +161,11 @@ extension SQLiteFetchCompiler {
             return "0"
         case .between:
             guard let bounds = Self.elements(value), bounds.count == 2 else { throw Untranslatable(reason: "BETWEEN needs two bounds") }
-            let collation = folding.isEmpty ? "" : " COLLATE OCD_FOLD_\(folding.rawValue)"
-            return "\(sql)\(collation) BETWEEN \(try bind(bounds[0])) AND \(try bind(bounds[1]))"
+            if !folding.isEmpty {
+                guard let low = bounds[0] as? String, let high = bounds[1] as? String else { throw Untranslatable(reason: "BETWEEN with options and non-strings") }
+                return "(\(Self.match(.greaterThanOrEqual, options, sql, placeholder(.text(low)))) AND \(Self.match(.lessThanOrEqual, options, sql, placeholder(.text(high)))))"
+            }
+            return "\(sql) BETWEEN \(try bind(bounds[0])) AND \(try bind(bounds[1]))"
         case .in:
             guard let elements = Self.elements(value) else {
                 throw Untranslatable(reason: "IN with a non-collection")
@@ -182,7 +200,8 @@ extension SQLiteFetchCompiler {
                 switch type {
                 case .equalTo: return Self.match(.equal, options, sql, bound)
                 case .notEqualTo: return "(\(sql) IS NOT NULL AND NOT \(Self.match(.equal, options, sql, bound)))"
-                default: return "\(sql) COLLATE OCD_FOLD_\(folding.rawValue) \(op) \(bound)"
+                // Through the string function, as Apple's store does: a NULL operand is false (not unknown).
+                default: return Self.match(Self.orderOperator(type)!, options, sql, bound)
                 }
             }
             return "\(sql) \(op) \(try bind(value))"
@@ -220,6 +239,16 @@ extension SQLiteFetchCompiler {
             if let string = value as? String, attribute.attributeType != .stringAttributeType && attribute.attributeType != .URIAttributeType {
                 return placeholder(.text(string))  // compared as SQLite compares mixed storage classes
             }
+            // A fractional or out-of-range number against an integer column is compared as a number, not
+            // truncated to the column's type (`id > 9.3e18`, `qty < 2.5`).
+            if Self.isInteger(attribute.attributeType), !(value is Bool), let number = value.flatMap(PredicateNumber.init) {
+                switch number {
+                case .int(let integer): return placeholder(.integer(integer))
+                default:
+                    let double = number.doubleValue
+                    if double.rounded() != double || abs(double) >= 9.2e18 { return placeholder(.real(double)) }
+                }
+            }
             guard let stored = ValueConversion.storedValue(fromKVC: value, for: attribute) else {
                 throw Untranslatable(reason: "value \(ValueConversion.typeName(value)) for attribute \(attribute.name)")
             }
@@ -237,6 +266,10 @@ extension SQLiteFetchCompiler {
             case nil: throw Untranslatable(reason: "constant \(ValueConversion.typeName(value)) compared with a computed value")
             }
         }
+    }
+
+    static func isInteger(_ type: NSAttributeType) -> Bool {
+        type == .integer16AttributeType || type == .integer32AttributeType || type == .integer64AttributeType
     }
 
     static func elements(_ value: Any?) -> [Any]? {

@@ -116,9 +116,16 @@ extension SQLiteFetchCompiler {
         let operation = path.rest[0]
         let rest = Array(path.rest.dropFirst())
         guard let destination = path.relationship.destinationEntity else { throw Untranslatable(reason: "relationship without destination") }
+        // Through a to-one relationship that is nil there is no collection: the in-memory result is nil, not 0.
+        func guarded(_ sql: String) -> String {
+            guard path.alias != scopes[path.scope].alias else { return sql }
+            let guardedSQL = "CASE WHEN \(path.alias).Z_PK IS NULL THEN NULL ELSE \(sql) END"
+            nilAggregates[guardedSQL] = path.alias
+            return guardedSQL
+        }
         if operation == "@count" {
             let link = try self.link(path.relationship, from: path.alias)
-            return .value(sql: "(SELECT COUNT(*) FROM \(link.from) WHERE \(link.condition))", attribute: nil, type: .integer64AttributeType)
+            return .value(sql: guarded("(SELECT COUNT(*) FROM \(link.from) WHERE \(link.condition))"), attribute: nil, type: .integer64AttributeType)
         }
         let function: String
         switch operation {
@@ -143,11 +150,13 @@ extension SQLiteFetchCompiler {
         let from = ([link.from] + scope.joins.map(\.sql)).joined(separator: " ")
         let aggregateSQL: String
         switch function {
-        case "SUM", "AVG": aggregateSQL = "COALESCE(\(function)(\(value.0)), 0)"
+        // TOTAL: SUM's value without its integer overflow error (the in-memory sum does not fail either).
+        case "SUM": aggregateSQL = "TOTAL(\(value.0))"
+        case "AVG": aggregateSQL = "COALESCE(AVG(\(value.0)), 0)"
         default: aggregateSQL = "\(function)(\(value.0))"
         }
-        let type: NSAttributeType? = function == "AVG" ? .doubleAttributeType : value.1
-        return .value(sql: "(SELECT \(aggregateSQL) FROM \(from) WHERE \(link.condition))", attribute: nil, type: type)
+        let type: NSAttributeType? = function == "AVG" || function == "SUM" ? .doubleAttributeType : value.1
+        return .value(sql: guarded("(SELECT \(aggregateSQL) FROM \(from) WHERE \(link.condition))"), attribute: nil, type: type)
     }
 
     /// `SUBQUERY(collection, $x, predicate).@count`.
@@ -173,19 +182,25 @@ extension SQLiteFetchCompiler {
             return .constant(value)
         }
         guard target == nil else { throw Untranslatable(reason: "function with a target") }
+        if name == "lowercase:" || name == "uppercase:", arguments.count == 1 {
+            guard case .value(let sql, _, let type) = try term(arguments[0]), type == .stringAttributeType || type == nil else {
+                throw Untranslatable(reason: "function \(name) of a non-string")
+            }
+            return .value(sql: "\(name == "lowercase:" ? "OCD_LOWERCASE" : "OCD_UPPERCASE")(\(sql))", attribute: nil, type: .stringAttributeType)
+        }
         let operands = try arguments.map { argument -> String in
             switch try term(argument) {
             case .value(let sql, _, let type):
-                guard type.map(Self.isNumericOrDate) ?? true else { throw Untranslatable(reason: "arithmetic on a non-number") }
+                guard type.map(Self.isNumericOrDate) ?? true else { throw Untranslatable(reason: "function \(name) of a non-number") }
                 return sql
             case .constant(let value):
                 switch value.flatMap(PredicateNumber.init) {
                 case .int(let integer)?: return placeholder(.integer(integer))
                 case let number?: return placeholder(.real(number.doubleValue))
-                case nil: throw Untranslatable(reason: "arithmetic on a non-number constant")
+                case nil: throw Untranslatable(reason: "function \(name) of a non-number constant")
                 }
             default:
-                throw Untranslatable(reason: "arithmetic on a key or relationship")
+                throw Untranslatable(reason: "function \(name) of a key or relationship")
             }
         }
         let sql: String

@@ -38,7 +38,7 @@ extension SQLiteFetchCompiler {
                              compare: (inout SQLiteFetchCompiler, Term) throws -> String) throws -> String {
         guard let destination = path.relationship.destinationEntity else { throw Untranslatable(reason: "relationship without destination") }
         let link = try self.link(path.relationship, from: path.alias)
-        let (inner, scope) = try withScope(destination) { compiler, index -> String in
+        let ((inner, memberValue), scope) = try withScope(destination) { compiler, index -> (String, String?) in
             compiler.scopes[index].alias = link.alias
             let member = try compiler.resolve(path.rest, in: index)
             if case .toMany = member {
@@ -46,14 +46,19 @@ extension SQLiteFetchCompiler {
                 // coding yields a set of sets that compares unequal to any value; the in-memory step does that.
                 throw Untranslatable(reason: "a key path with two to-many relationships")
             }
-            return try compare(&compiler, member)
+            if case .value(let sql, _, _) = member { return (try compare(&compiler, member), sql) }
+            return (try compare(&compiler, member), nil)
         }
         let from = ([link.from] + scope.joins.map(\.sql)).joined(separator: " ")
         switch modifier {
         case .any: return "EXISTS (SELECT 1 FROM \(from) WHERE \(link.condition) AND \(inner))"
-        // ALL as Apple's SQL has it: no member fails the condition; members whose value is NULL neither pass nor
-        // fail (key-value coding leaves nil out of a relationship's values, so the in-memory evaluator agrees).
-        case .all: return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(link.condition) AND NOT (\(inner)))"
+        // ALL as key-value coding has it: an unordered relationship's values leave nil out (those members neither
+        // pass nor fail); an ordered one keeps them as NSNull, which fails unless the condition holds for NULL.
+        case .all:
+            if let memberValue, !path.relationship.isOrdered {
+                return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(link.condition) AND \(memberValue) IS NOT NULL AND NOT IFNULL(\(inner), 0))"
+            }
+            return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(link.condition) AND NOT IFNULL(\(inner), 0))"
         case .direct: throw Untranslatable(reason: "a to-many key path without ANY, ALL or NONE")
         @unknown default: throw Untranslatable(reason: "modifier")
         }

@@ -37,6 +37,10 @@ struct SQLiteFetchCompiler {
     /// The scope `SELF` and plain key paths refer to (inside a SUBQUERY still the fetched object).
     var selfScope = 0
     private var aliasCounter = 0
+    /// Aggregate terms through a to-one relationship (→ the alias of the relationship's destination row): when that
+    /// row is missing, a comparison with a constant gives the in-memory result for nil (false, or true for `!=`)
+    /// instead of SQL's unknown.
+    var nilAggregates: [String: String] = [:]
 
     init(schema: SQLiteSchema, entity: NSEntityDescription) {
         self.schema = schema
