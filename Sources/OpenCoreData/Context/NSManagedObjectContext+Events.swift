@@ -84,9 +84,12 @@ extension NSManagedObjectContext {
 
     /// Forgets weakly held objects that no longer exist.
     func purgeReleasedObjects() {
-        guard registry.count > 64 else { return }
+        weakenEventRegistrations()
+        // A full scan costs O(registered objects): only when the registry has doubled since the last one.
+        guard registry.count > max(64, 2 * registryCountAfterPurge) else { return }
         let dead = registry.filter { $0.value.object == nil }.map(\.key)
         for objectID in dead { registry[objectID] = nil }
+        registryCountAfterPurge = registry.count
     }
 
     /// Records that a to-many relationship of `object` changed.

@@ -145,10 +145,25 @@ extension NSManagedObjectContext {
 
     // MARK: Registration (internal)
 
-    /// Registers `object` under its ID.
+    /// Registers `object` under its ID. It is held strongly until the end of the current event (as Apple's
+    /// autoreleased objects live until the pool drains), then weakly unless changed or `retainsRegisteredObjects`:
+    /// a weak reference makes every later retain and release of an object slower, so it is formed once, late.
     func register(_ object: NSManagedObject) {
         object._context = self
-        registry[object._objectID] = Registration(object, strong: _retainsRegisteredObjects || object.hasChanges)
+        registry[object._objectID] = Registration(object, strong: true)
+        if !_retainsRegisteredObjects { registeredThisEvent.append(object._objectID) }
+    }
+
+    /// At the end of an event: objects registered during it that are unchanged become weakly held.
+    func weakenEventRegistrations() {
+        guard !registeredThisEvent.isEmpty else { return }
+        let ids = registeredThisEvent
+        registeredThisEvent = []
+        guard !_retainsRegisteredObjects else { return }
+        for objectID in ids {
+            guard let registration = registry[objectID], registration.isStrong, let object = registration.object, !object.hasChanges else { continue }
+            registry[objectID] = Registration(object, strong: false)
+        }
     }
 
     /// Makes the registry hold a changed object strongly.

@@ -50,6 +50,8 @@ extension NSManagedObjectContext {
             object._context = nil
         }
         registry.removeAll()
+        registeredThisEvent.removeAll()
+        registryCountAfterPurge = 0
         faultBatches.removeAll()
         insertedSet.removeAll()
         updatedSet.removeAll()

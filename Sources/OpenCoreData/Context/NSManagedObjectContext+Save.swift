@@ -106,9 +106,8 @@ extension NSManagedObjectContext {
                 }
                 if store.isReadOnly { throw Self.readOnlyStoreError(store, object) }
                 let key = ObjectIdentifier(store)
-                var entry = changesByStore[key] ?? (store, StoreSaveChanges())
-                edit(&entry.changes)
-                changesByStore[key] = entry
+                if changesByStore[key] == nil { changesByStore[key] = (store, StoreSaveChanges()) }
+                edit(&changesByStore[key]!.changes)   // in place: copying the entry made a save quadratic
             }
             var newSnapshots: [(NSManagedObject, ObjectSnapshot)] = []
             for object in inserted {

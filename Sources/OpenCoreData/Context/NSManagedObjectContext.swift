@@ -63,6 +63,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var eventTouchedObjects = OrderedObjectSet()
     /// The pending batch of each fault a batched fetch (`fetchBatchSize`) returned.
     var faultBatches: [NSManagedObjectID: FaultBatch] = [:]
+    /// Objects registered (strongly) during the current event, to be held weakly after it.
+    var registeredThisEvent: [NSManagedObjectID] = []
+    /// The registry's size after the last purge of released objects (purges run when it has doubled).
+    var registryCountAfterPurge = 0
     /// Temporary IDs this context's saves replaced with permanent ones (children may still use them).
     var replacedTemporaryIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
     /// Whether a child context has used this one as its parent (only then are replaced IDs remembered).
@@ -366,14 +370,19 @@ final class QueueIdentity: @unchecked Sendable {
     init(_ context: NSManagedObjectContext) { self.context = context }
 }
 
-/// A registered object, held strongly (changed objects, or all with `retainsRegisteredObjects`) or weakly.
+/// A registered object, held strongly (changed objects, or all with `retainsRegisteredObjects`) or weakly. A
+/// strong registration forms no weak reference (which would put the object's reference counts on a slow path).
 struct Registration {
     private let strongObject: NSManagedObject?
     private weak var weakObject: NSManagedObject?
 
     init(_ object: NSManagedObject, strong: Bool) {
-        strongObject = strong ? object : nil
-        weakObject = object
+        if strong {
+            strongObject = object
+        } else {
+            strongObject = nil
+            weakObject = object
+        }
     }
 
     var object: NSManagedObject? { strongObject ?? weakObject }

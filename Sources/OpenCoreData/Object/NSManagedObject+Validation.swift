@@ -29,6 +29,8 @@ extension NSManagedObject {
         case let attribute as NSAttributeDescription:
             try ValidationRules.validate(attribute: attribute, value: value, of: self)
         case let relationship as NSRelationshipDescription:
+            // An optional relationship without count limits cannot fail: skip gathering its destinations.
+            if relationship.isOptional && relationship.minCount == 0 && (relationship.maxCount == 0 || !relationship.isToMany) { return }
             try ValidationRules.validate(relationship: relationship, destinations: destinationsForValidation(relationship), of: self)
         default:
             return
@@ -38,8 +40,9 @@ extension NSManagedObject {
     /// Runs `validateValue(_:forKey:)` for every property and combines the errors.
     func validateAllProperties() throws {
         var errors: [NSError] = []
+        fireFaultIfNeeded()
         for property in entity.properties where !(property is NSFetchedPropertyDescription) {
-            var value: Any? = property is NSRelationshipDescription ? nil : value(forKey: property.name)
+            var value: Any? = property is NSRelationshipDescription ? nil : validationValue(of: property)
             let original = value
             do {
                 try validateValue(&value, forKey: property.name)
@@ -55,6 +58,14 @@ extension NSManagedObject {
             }
         }
         if let error = ValidationErrors.combined(errors) { throw error }
+    }
+
+    /// An attribute's value for validation, read from storage (what `value(forKey:)` returns, without the access
+    /// notifications a save does not need).
+    private func validationValue(of property: NSPropertyDescription) -> Any? {
+        guard case .attribute(let index, let attribute)? = layout.slots[property.name] else { return value(forKey: property.name) }
+        if attribute.attributeType == .transformableAttributeType { return transformedValue(at: index, attribute: attribute) }
+        return ValueConversion.kvcValue(attributeValues[index], for: attribute)
     }
 
     /// The destinations of a relationship, for validation.
@@ -119,6 +130,10 @@ enum ValidationRules {
     static func same(_ a: Any?, _ b: Any?) -> Bool {
         switch (a, b) {
         case (nil, nil): return true
+        case let (x as NSNumber, y as NSNumber): return x === y || x.isEqual(y)
+        case let (x as String, y as String): return x == y
+        case let (x as Date, y as Date): return x == y
+        case let (x as Data, y as Data): return x == y
         case let (x as NSObject, y as NSObject): return x.isEqual(y)
         case let (x as AnyHashable, y as AnyHashable): return x == y
         default: return a == nil && b == nil

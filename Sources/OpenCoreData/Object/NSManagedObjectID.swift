@@ -22,7 +22,9 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     let key: Key
     /// The store's identifier (its `NSStoreUUID`), empty for temporary IDs.
     let storeIdentifier: String
-    private weak var store: NSPersistentStore?
+    private let storeIdentity: StoreIdentity?
+    /// The hash, computed once (IDs are dictionary keys everywhere).
+    private let cachedHash: Int
 
     /// The identity of an object within a store.
     enum Key: Hashable, Sendable {
@@ -44,8 +46,14 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     init(entity: NSEntityDescription, key: Key, store: NSPersistentStore?) {
         self.entity = entity
         self.key = key
-        self.store = store
-        self.storeIdentifier = store?.identifier ?? ""
+        let identity = store?.identity
+        self.storeIdentity = identity
+        let storeIdentifier = identity?.identifier ?? ""
+        self.storeIdentifier = storeIdentifier
+        var hasher = Hasher()
+        hasher.combine(key)
+        hasher.combine(storeIdentifier)
+        cachedHash = hasher.finalize()
         super.init()
     }
 
@@ -55,7 +63,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     }
 
     /// The store that holds the object; `nil` for temporary IDs.
-    public var persistentStore: NSPersistentStore? { store }
+    public var persistentStore: NSPersistentStore? { storeIdentity?.store }
 
     /// Whether the ID is temporary (the object has not been saved yet).
     public var isTemporaryID: Bool {
@@ -91,16 +99,11 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSManagedObjectID else { return false }
         if other === self { return true }
-        return key == other.key && storeIdentifier == other.storeIdentifier && entity.rootEntity === other.entity.rootEntity
+        return cachedHash == other.cachedHash && key == other.key && storeIdentifier == other.storeIdentifier && entity.rootEntity === other.entity.rootEntity
             && (entity === other.entity || !isTemporaryID)
     }
 
-    public override var hash: Int {
-        var hasher = Hasher()
-        hasher.combine(key)
-        hasher.combine(storeIdentifier)
-        return hasher.finalize()
-    }
+    public override var hash: Int { cachedHash }
 
     /// Object IDs are immutable: a copy is the ID itself.
     public func copy(with zone: NSZone? = nil) -> Any { self }

@@ -43,6 +43,8 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     private var _url: URL?
     private let _configurationName: String
     private var _identifier: String?
+    /// What the store's object IDs refer to: the store (weakly) and its identifier, shared by all of them.
+    let identity = StoreIdentity()
     private var _metadata: [String: Any]?
     private let _options: [AnyHashable: Any]?
     private var _isReadOnly: Bool
@@ -59,6 +61,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         _isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? ((options?[NSReadOnlyPersistentStoreOption] as? NSNumber)?.boolValue ?? false)
         persistentStoreCoordinator = root
         super.init()
+        identity.attach(self)
     }
 
     /// Apple's Objective-C-derived spelling of `init(persistentStoreCoordinator:configurationName:at:options:)`.
@@ -78,13 +81,19 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// The store's unique identifier (its `NSStoreUUID`).
     open var identifier: String! {
         get { stateLock.withLock { _identifier ?? (_metadata?[NSStoreUUIDKey] as? String) } }
-        set { stateLock.withLock { _identifier = newValue } }
+        set {
+            stateLock.withLock { _identifier = newValue }
+            identity.refresh(from: self)
+        }
     }
 
     /// The store's metadata (`NSStoreType`, `NSStoreUUID`, version hashes, and your own keys).
     open var metadata: [String: Any]! {
         get { stateLock.withLock { _metadata } }
-        set { stateLock.withLock { _metadata = newValue } }
+        set {
+            stateLock.withLock { _metadata = newValue }
+            identity.refresh(from: self)
+        }
     }
 
     /// The options the store was added with.
@@ -141,5 +150,27 @@ extension NSPersistentStore {
         public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)
         public static let inMemory = StoreType(rawValue: NSInMemoryStoreType)
         public static let binary = StoreType(rawValue: NSBinaryStoreType)
+    }
+}
+
+/// The part of a store its object IDs keep: a weak reference and the identifier, one per store (so that an ID
+/// costs neither a weak reference of its own nor a metadata lookup).
+final class StoreIdentity: @unchecked Sendable {
+    // @unchecked Sendable: every field is guarded by `lock`.
+    private weak var _store: NSPersistentStore?
+    private let lock = NSLock()
+    private var _identifier = ""
+
+    /// The store (nil once it is gone).
+    var store: NSPersistentStore? { lock.withLock { _store } }
+
+    func attach(_ store: NSPersistentStore) { lock.withLock { _store = store } }
+
+    /// The store's current identifier.
+    var identifier: String { lock.withLock { _identifier } }
+
+    func refresh(from store: NSPersistentStore) {
+        let value = store.identifier ?? ""
+        lock.withLock { _identifier = value }
     }
 }

@@ -122,7 +122,7 @@ extension SQLiteStore: BatchExecutingStore {
     /// `ExternalBinaryStorage` (new files are appended to `createdFiles`).
     func batchColumnValue(_ value: StoredValue, for attribute: NSAttributeDescription, createdFiles: inout [URL]) throws -> SQLiteValue {
         if attribute.allowsExternalBinaryDataStorage, case .data(let data) = value {
-            let encoded = try ExternalBinaryStorage(storePath: path).encode(data, threshold: Self.externalStorageThreshold)
+            let encoded = try externalStorage.encode(data, threshold: Self.externalStorageThreshold)
             if let file = encoded.file { createdFiles.append(file) }
             return .blob(encoded.column)
         }
@@ -132,7 +132,7 @@ extension SQLiteStore: BatchExecutingStore {
     /// The external files the rows' external-storage columns refer to (about to be replaced or deleted).
     func externalFiles(in table: SQLiteSchema.EntityTable, columns: [String], keys: [Int64]) throws -> [URL] {
         guard !columns.isEmpty else { return [] }
-        let storage = ExternalBinaryStorage(storePath: path)
+        let storage = externalStorage
         var files: [URL] = []
         try runChunked(keys, { "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) WHERE Z_PK IN (\($0))" }) { statement in
             for index in columns.indices {

@@ -46,7 +46,7 @@ extension SQLiteStore {
             case 0x02:
                 // A missing or unreadable file loses that one value, not the whole fetch (as Core Data does).
                 do {
-                    return .data(try ExternalBinaryStorage(storePath: path).read(reference: data))
+                    return .data(try externalStorage.read(reference: data))
                 } catch {
                     logger.error("External binary data of \(attribute.entity.name ?? "?").\(attribute.name) is unreadable; reading nil: \(error)")
                     return .null

@@ -111,7 +111,7 @@ extension SQLiteStore {
     /// The files of an object's external binary values (about to be replaced or deleted).
     private func collectExternalFiles(of objectID: NSManagedObjectID, mapping: SQLiteSchema.EntityMapping, into files: inout [URL]) throws {
         guard let primaryKey = objectID.primaryKey else { return }
-        let storage = ExternalBinaryStorage(storePath: path)
+        let storage = externalStorage
         for (slot, column) in mapping.attributeColumns.enumerated() {
             guard let column, objectID.entity.layout.attributes[slot].allowsExternalBinaryDataStorage else { continue }
             let name = mapping.table.columns[column].name
@@ -164,7 +164,7 @@ extension SQLiteStore {
             try statement.bind(version, at: 1)
             index = 2
         }
-        let external = ExternalBinaryStorage(storePath: path)
+        let external = externalStorage
         for (column, value) in columns {
             let (stored, destination, wantsEntity) = value(snapshot)
             if let stored {

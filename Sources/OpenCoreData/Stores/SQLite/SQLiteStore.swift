@@ -40,8 +40,30 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
         }
     }
 
-    /// The store file's path.
-    var path: String { url?.path ?? "" }
+    /// The store file's path (kept: reading it from the URL parses the URL).
+    var path: String {
+        if let cachedPath { return cachedPath }
+        let path = url?.path ?? ""
+        cachedPath = path
+        return path
+    }
+    private var cachedPath: String?
+
+    /// Where the store's external binary values live (made once).
+    var externalStorage: ExternalBinaryStorage {
+        if let externalStorageCache { return externalStorageCache }
+        let storage = ExternalBinaryStorage(storePath: path)
+        externalStorageCache = storage
+        return storage
+    }
+    private var externalStorageCache: ExternalBinaryStorage?
+
+    override var url: URL? {
+        didSet {
+            cachedPath = nil
+            externalStorageCache = nil
+        }
+    }
 
     /// The URL path that makes an SQLite store an in-memory database (Apple's idiom for tests).
     static let inMemoryPath = "/dev/null"
