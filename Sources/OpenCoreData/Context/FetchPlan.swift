@@ -182,6 +182,18 @@ struct FetchPlan {
 
     /// The number of matching objects.
     func count() throws -> Int {
-        try matchingObjects().count
+        let (changed, deleted) = pendingObjects()
+        guard changed.isEmpty, deleted.isEmpty, context._parent == nil else { return try matchingObjects().count }
+        // Nothing unsaved can change the answer: the stores count, no objects are made.
+        let stores = self.stores()
+        let single = stores.count == 1
+        let request = StoreFetchRequest(
+            entity: entity, includesSubentities: includesSubentities, predicate: storePredicate, sortDescriptors: [],
+            fetchLimit: single ? fetchLimit : 0, fetchOffset: single ? fetchOffset : 0, wantsSnapshots: false, countOnly: true)
+        var total = 0
+        for store in stores { total += try coordinator.withLock(for: context) { try store.fetch(request) }.count }
+        if single { return total }
+        let afterOffset = max(0, total - fetchOffset)
+        return fetchLimit > 0 ? min(afterOffset, fetchLimit) : afterOffset
     }
 }

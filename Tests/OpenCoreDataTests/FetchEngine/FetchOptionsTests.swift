@@ -189,6 +189,30 @@ struct FetchOptionsTests {
         }
     }
 
+    @Test("count(for:) asks the store for a COUNT and makes no objects, unless unsaved changes matter")
+    func countMakesNoObjects() throws {
+        let stack = try Stack()
+        try stack.context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            request.predicate = NSPredicate(format: "price > 6")
+            let matching = try stack.context.count(for: request)
+            #expect(matching == 6)
+            #expect(stack.context.registeredObjects.isEmpty)
+            #expect(stack.selects().contains { $0.contains("SELECT COUNT(*)") })
+            request.fetchOffset = 2
+            request.fetchLimit = 3
+            let limited = try stack.context.count(for: request)
+            #expect(limited == 3)
+            // An unsaved change that affects the answer is counted too.
+            let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: stack.context)
+            item.setValue(100.0, forKey: "price")
+            request.fetchOffset = 0
+            request.fetchLimit = 0
+            let withPending = try stack.context.count(for: request)
+            #expect(withPending == 7)
+        }
+    }
+
     @Test("an NSFetchRequestExpression in a predicate is the fetch's result (objects, or a count)")
     func fetchRequestExpression() throws {
         let stack = try Stack()

@@ -30,6 +30,21 @@ extension SQLiteStore: FetchingStore {
                 logger.debug("sorting \(request.entity.name ?? "?") rows in memory: \(untranslatable.reason)")
             }
         }
+        if request.countOnly && memoryPredicate == nil {
+            // COUNT(*) over the matching rows, after offset and limit.
+            var inner = "SELECT 1 FROM \(compiler.fromClause)"
+            if !conditions.isEmpty { inner += " WHERE " + conditions.joined(separator: " AND ") }
+            var arguments = compiler.arguments
+            if request.fetchLimit > 0 || request.fetchOffset > 0 {
+                inner += " LIMIT ? OFFSET ?"
+                arguments += [.integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1), .integer(Int64(request.fetchOffset))]
+            }
+            let statement = try connection.cachedStatement("SELECT COUNT(*) FROM (\(inner))")
+            defer { statement.reset() }
+            try statement.bind(arguments)
+            guard try statement.step() else { return StoreFetchResult() }
+            return StoreFetchResult(objectIDs: [], snapshots: nil, count: Int(statement.int64(at: 0)))
+        }
         orderTerms.append("t0.Z_PK")
         var sql = "SELECT \(selectList(table)) FROM \(compiler.fromClause)"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
