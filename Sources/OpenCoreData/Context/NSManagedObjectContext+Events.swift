@@ -22,6 +22,11 @@ extension NSManagedObjectContext {
     }
 
     func processPendingChangesInternal() {
+        // An `ObjectsDidChange` observer that fetches or saves would come back here: the event is being processed
+        // already (its undo registered, its old values still needed by the other observers).
+        guard !isProcessingPendingChanges else { return }
+        isProcessingPendingChanges = true
+        defer { isProcessingPendingChanges = false }
         if _propagatesDeletesAtEndOfEvent { propagateDeletes() }
         registerUndoForEvent()
         postObjectsDidChange()

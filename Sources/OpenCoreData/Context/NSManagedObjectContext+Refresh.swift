@@ -41,6 +41,15 @@ extension NSManagedObjectContext {
     /// Forgets every object: the context is as if just created (objects you still hold must not be used).
     public func reset() {
         checkConfinement()
+        advanceQueryGeneration()   // a pinned context moves to the current generation when it is reset
+        let invalidated = registry.values.compactMap { $0.object?.objectID }
+        defer {
+            // Observers (fetched results controllers, object observers) learn that every object is gone.
+            if !invalidated.isEmpty {
+                NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self,
+                                                userInfo: [NSInvalidatedAllObjectsKey: invalidated])
+            }
+        }
         for registration in registry.values {
             guard let object = registration.object else { continue }
             object.turnIntoFault()

@@ -67,6 +67,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var registeredThisEvent: [NSManagedObjectID] = []
     /// The registry's size after the last purge of released objects (purges run when it has doubled).
     var registryCountAfterPurge = 0
+    /// Whether the end of an event is being processed (observers of `ObjectsDidChange` run inside it).
+    var isProcessingPendingChanges = false
     /// Temporary IDs this context's saves replaced with permanent ones (children may still use them).
     var replacedTemporaryIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
     /// Whether a child context has used this one as its parent (only then are replaced IDs remembered).
@@ -77,6 +79,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var _undoManager: UndoManager?
     private var _name: String?
     private var _transactionAuthor: String?
+    /// The query generation the context is pinned to (nil: unpinned); see NSManagedObjectContext+QueryGeneration.swift.
+    var _queryGeneration: NSQueryGenerationToken?
     private let _userInfo = NSMutableDictionary()
     var _mergePolicy: Any = NSErrorMergePolicy
     var _stalenessInterval: TimeInterval = -1
