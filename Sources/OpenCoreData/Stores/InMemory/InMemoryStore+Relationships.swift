@@ -11,38 +11,30 @@
 extension InMemoryStore {
     /// Applies a save's to-one and to-many changes to the members lists of `rows` (copying any shared row it
     /// changes, so `previous` stays intact until the save is committed).
-    static func applyRelationshipChanges(_ changes: StoreSaveChanges, previous: [NSManagedObjectID: Row], to rows: inout [NSManagedObjectID: Row]) {
-        var editor = MembersEditor(rows: rows, owned: Set(changes.inserts.map(\.objectID) + changes.updates.map(\.objectID)))
+    static func applyRelationshipChanges(_ changes: StoreSaveChanges, journal: RowJournal) {
+        var editor = MembersEditor(journal: journal)
         for delete in changes.deletes {
-            guard let row = previous[delete.objectID] else { continue }
+            guard let row = journal.original(delete.objectID) else { continue }
             editor.unlinkDeleted(row)
         }
         let written = changes.inserts.map { ($0.objectID, $0.toMany) } + changes.updates.map { ($0.objectID, $0.toMany) }
         for (objectID, _) in written {
-            editor.moveToOne(of: objectID, previous: previous[objectID])
+            editor.moveToOne(of: objectID, previous: journal.original(objectID))
         }
         for (objectID, toMany) in written {
             for (slot, members) in toMany.sorted(by: { $0.key < $1.key }) {
                 editor.write(members, slot: slot, of: objectID)
             }
         }
-        rows = editor.rows
     }
 
-    /// Copy-on-write editing of members lists.
+    /// Editing of members lists, through the save's journal (rows are copied before their first change).
     private struct MembersEditor {
-        var rows: [NSManagedObjectID: Row]
-        /// Rows created by this save (safe to change in place).
-        var owned: Set<NSManagedObjectID>
+        let journal: RowJournal
 
-        mutating func mutableRow(_ objectID: NSManagedObjectID) -> Row? {
-            guard let row = rows[objectID] else { return nil }
-            if owned.contains(objectID) { return row }
-            let copy = Row(objectID: row.objectID, snapshot: row.snapshot, toMany: row.toMany)
-            rows[objectID] = copy
-            owned.insert(objectID)
-            return copy
-        }
+        var rows: RowLookup { RowLookup(journal: journal) }
+
+        func mutableRow(_ objectID: NSManagedObjectID) -> Row? { journal.mutableRow(objectID) }
 
         /// The to-many slot of `relationship` in `objectID`'s entity.
         static func slot(of relationship: NSRelationshipDescription, in objectID: NSManagedObjectID) -> Int? {
@@ -116,4 +108,10 @@ extension InMemoryStore {
             for partner in live where !existing.contains(partner) { append(objectID, to: partner, through: inverse) }
         }
     }
+}
+
+/// Reading rows during a save (`rows[id]`), through its journal.
+struct RowLookup {
+    let journal: RowJournal
+    subscript(objectID: NSManagedObjectID) -> InMemoryStore.Row? { journal[objectID] }
 }

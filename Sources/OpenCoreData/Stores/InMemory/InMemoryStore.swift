@@ -71,30 +71,34 @@ final class InMemoryStore: NSPersistentStore, SnapshotStore, @unchecked Sendable
         }
         guard conflicts.isEmpty else { throw StoreSaveConflicts(conflicts: conflicts) }
 
-        // Build the new state aside, check constraints on it, then swap it in: all or nothing.
-        var newRows = rows
-        for delete in changes.deletes { newRows[delete.objectID] = nil }
+        // Apply in place, journaling each row's previous value, so that a constraint violation can put everything
+        // back (all or nothing) without copying the whole table on every save.
+        let journal = RowJournal(store: self)
+        for delete in changes.deletes { journal.set(delete.objectID, nil) }
         for insert in changes.inserts {
             var snapshot = insert.snapshot
             snapshot.version = 1
-            newRows[insert.objectID] = Row(objectID: insert.objectID, snapshot: snapshot, toMany: [:])
+            journal.set(insert.objectID, Row(objectID: insert.objectID, snapshot: snapshot, toMany: [:]))
         }
         for update in changes.updates {
-            guard let existing = newRows[update.objectID] else { continue }
+            guard let existing = rows[update.objectID] else { continue }
             var snapshot = update.snapshot
             snapshot.version = existing.snapshot.version + 1
-            newRows[update.objectID] = Row(objectID: update.objectID, snapshot: snapshot, toMany: existing.toMany)
+            journal.set(update.objectID, Row(objectID: update.objectID, snapshot: snapshot, toMany: existing.toMany))
         }
-        Self.applyRelationshipChanges(changes, previous: rows, to: &newRows)
+        Self.applyRelationshipChanges(changes, journal: journal)
         let touched = changes.inserts.map(\.objectID) + changes.updates.map(\.objectID)
-        try UniquenessChecker.check(touched, in: newRows)
-        let previousRows = rows
-        rows = newRows
-        return StoreSaveResult(objectsChangedByStore: computeDerivedAttributes(previous: previousRows))
+        do {
+            try UniquenessChecker.check(touched, in: rows)
+        } catch {
+            journal.rollback()
+            throw error
+        }
+        return StoreSaveResult(objectsChangedByStore: computeDerivedAttributes())
     }
 
     /// Recomputes every derived attribute and reports the objects whose values changed.
-    private func computeDerivedAttributes(previous: [NSManagedObjectID: Row]) -> Set<NSManagedObjectID> {
+    private func computeDerivedAttributes() -> Set<NSManagedObjectID> {
         var changed = Set<NSManagedObjectID>()
         var derivedByEntity: [ObjectIdentifier: [(Int, NSDerivedAttributeDescription)]] = [:]
         for entity in model?.entities ?? [] {
@@ -117,29 +121,83 @@ final class InMemoryStore: NSPersistentStore, SnapshotStore, @unchecked Sendable
     }
 }
 
+/// The rows a save changed and what they were before, so that a failed save can be undone.
+final class RowJournal {
+    private unowned let store: InMemoryStore
+    private var previous: [NSManagedObjectID: InMemoryStore.Row?] = [:]
+    /// Rows created by this save (changed in place without another copy).
+    private(set) var owned = Set<NSManagedObjectID>()
+
+    init(store: InMemoryStore) { self.store = store }
+
+    /// The current row of `objectID`.
+    subscript(objectID: NSManagedObjectID) -> InMemoryStore.Row? { store.rows[objectID] }
+
+    /// Replaces (or removes) a row, remembering the first value it had.
+    func set(_ objectID: NSManagedObjectID, _ row: InMemoryStore.Row?) {
+        if previous.index(forKey: objectID) == nil { previous[objectID] = .some(store.rows[objectID]) }
+        store.rows[objectID] = row
+        if row != nil { owned.insert(objectID) } else { owned.remove(objectID) }
+    }
+
+    /// A row this save may change in place (copied the first time, so the journal keeps the original).
+    func mutableRow(_ objectID: NSManagedObjectID) -> InMemoryStore.Row? {
+        guard let row = store.rows[objectID] else { return nil }
+        if owned.contains(objectID) { return row }
+        let copy = InMemoryStore.Row(objectID: row.objectID, snapshot: row.snapshot, toMany: row.toMany)
+        set(objectID, copy)
+        return copy
+    }
+
+    /// Puts every changed row back.
+    func rollback() {
+        for (objectID, row) in previous { store.rows[objectID] = row }
+        previous = [:]
+        owned = []
+    }
+
+    /// The row `objectID` had before this save.
+    func original(_ objectID: NSManagedObjectID) -> InMemoryStore.Row? {
+        if let index = previous.index(forKey: objectID) { return previous[index].value }
+        return store.rows[objectID]
+    }
+}
+
 /// Enforces uniqueness constraints on a set of rows the way an SQLite `UNIQUE` index does: rows of the
-/// constraint's entity hierarchy may not share the constrained values, except that NULLs never collide.
+/// constraint's entity hierarchy may not share the constrained values, except that NULLs never collide. The rows
+/// of each constraint are indexed once per check (not scanned once per touched row).
 enum UniquenessChecker {
     static func check(_ touched: [NSManagedObjectID], in rows: [NSManagedObjectID: InMemoryStore.Row]) throws {
+        let touchedSet = Set(touched)
+        // The constraints the touched rows are subject to.
+        var constraints: [(declaring: NSEntityDescription, names: [String])] = []
+        var seen = Set<String>()
         for objectID in touched {
-            guard let row = rows[objectID] else { continue }
             var entity: NSEntityDescription? = objectID.entity
             while let declaring = entity {
                 for constraint in declaring.uniquenessConstraintNames where !constraint.isEmpty {
-                    let key = values(of: row, constraint: constraint)
-                    guard !key.contains(where: \.isNull) else { continue }
-                    let clashes = rows.values.filter { other in
-                        other.objectID != objectID && other.objectID.entity.isKindOf(entity: declaring)
-                            && values(of: other, constraint: constraint) == key
-                    }
-                    if let clash = clashes.first {
-                        let savedTogether = clashes.filter { touched.contains($0.objectID) }.map(\.objectID)
-                        throw StoreConstraintViolation(
-                            entity: declaring, constraint: constraint, objectIDs: [objectID] + savedTogether,
-                            existing: touched.contains(clash.objectID) ? nil : clash.objectID)
-                    }
+                    let key = (declaring.name ?? "") + "|" + constraint.joined(separator: ",")
+                    if seen.insert(key).inserted { constraints.append((declaring, constraint)) }
                 }
                 entity = declaring.superentity
+            }
+        }
+        for (declaring, constraint) in constraints {
+            var owners: [[StoredValue]: [NSManagedObjectID]] = [:]
+            for row in rows.values where row.objectID.entity.isKindOf(entity: declaring) {
+                let key = values(of: row, constraint: constraint)
+                guard !key.contains(where: \.isNull) else { continue }
+                owners[key, default: []].append(row.objectID)
+            }
+            for objectID in touched {
+                guard let row = rows[objectID], row.objectID.entity.isKindOf(entity: declaring) else { continue }
+                let key = values(of: row, constraint: constraint)
+                guard !key.contains(where: \.isNull), let sharing = owners[key], sharing.count > 1 else { continue }
+                let clashes = sharing.filter { $0 != objectID }
+                let savedTogether = clashes.filter { touchedSet.contains($0) }
+                throw StoreConstraintViolation(
+                    entity: declaring, constraint: constraint, objectIDs: [objectID] + savedTogether,
+                    existing: clashes.first { !touchedSet.contains($0) })
             }
         }
     }
