@@ -134,10 +134,17 @@ enum ValidationRules {
         case let (x as String, y as String): return x == y
         case let (x as Date, y as Date): return x == y
         case let (x as Data, y as Data): return x == y
+        // Before `NSObject`: on Linux a Swift array casts to `NSArray`, whose elements compare by identity.
+        case let (x as any Equatable, y?): return equal(x, y)   // e.g. an array of Equatable structs in a transformable
         case let (x as NSObject, y as NSObject): return x.isEqual(y)
         case let (x as AnyHashable, y as AnyHashable): return x == y
-        default: return a == nil && b == nil
+        case let (x?, y?): return type(of: x) is AnyClass && (x as AnyObject) === (y as AnyObject)
+        default: return false
         }
+    }
+
+    private static func equal<T: Equatable>(_ x: T, _ y: Any) -> Bool {
+        (y as? T) == x
     }
 }
 
