@@ -1,6 +1,7 @@
 // The objc.io book's Moody app as a terminal program: it records moods in an SQLite store (in a fresh
-// temporary directory, or `--store PATH`), relates them to countries and continents, saves, deletes one mood
-// to show the cleanup rules, reopens the store and lists what persisted.
+// temporary directory, or `--store PATH`), relates them to countries and continents, saves, lists them through a
+// fetched results controller that reports live updates, deletes one mood to show the cleanup rules, reopens the
+// store and lists what persisted.
 import OpenCoreData
 
 func fail(_ message: String) -> Never {
@@ -68,6 +69,21 @@ do {
         print("moods by country:")
         try listMoods(in: context)
 
+        print("the mood list (a fetched results controller, sections by country):")
+        let list = try MoodList(context: context)
+        list.show()
+        print("recording another mood in France, and re-rating the first mood in Japan:")
+        let france = try Country.findOrCreate(code: 250, in: context)
+        let extra = Mood(context: context)
+        extra.rating = 4
+        extra.colors = [colors.next(), colors.next(), colors.next()]
+        france.addToMoods(extra)
+        if let japanese = try Country.findOrCreate(code: 392, in: context).moods.first {
+            japanese.rating = 1
+        }
+        context.processPendingChanges()   // the end of an event: the list reports its changes
+        try context.save()
+
         let kenya = NSFetchRequest<Mood>(entityName: "Mood")
         kenya.predicate = NSPredicate(format: "country.numericISO3166Code == %d", 404)
         if let mood = try context.fetch(kenya).first {
@@ -76,6 +92,7 @@ do {
             print("deleted the only mood in Kenya: Kenya and Africa are deleted with it (\(context.deletedObjects.count) objects to delete)")
             try context.save()
         }
+        list.show()
     }
     print("reopening the store:")
     let reopened = try openStore()

@@ -9,8 +9,8 @@ import Testing
 // minimal: events only for rows the change set touched, at most one per row, exactly one for a row edited in place
 // (`.update` unless it moves), and the fewest moves.
 //
-// OPENCOREDATA_FRC_CHANGESETS change sets per configuration (default 500: 2,000 in all, a few seconds in a debug build;
-// the long mode is OPENCOREDATA_FRC_CHANGESETS=5000), OPENCOREDATA_FRC_SEED the seed, OPENCOREDATA_FRC_CONFIG=<index> runs
+// OPENCOREDATA_FRC_CHANGESETS change sets per configuration (default 1,250: 5,000 in all, as the issue asks, in seconds in a debug build;
+// the long mode is OPENCOREDATA_FRC_CHANGESETS=5000: 20,000), OPENCOREDATA_FRC_SEED the seed, OPENCOREDATA_FRC_CONFIG=<index> runs
 // only one configuration.
 
 struct FRCRandomConfiguration: CustomTestStringConvertible, Sendable {
@@ -32,7 +32,7 @@ struct FRCRandomFigures: Sendable {
 @Suite("Fetched results controller: randomized change sets")
 struct FetchedResultsRandomTests {
     static var changeSetCount: Int {
-        ProcessInfo.processInfo.environment["OPENCOREDATA_FRC_CHANGESETS"].flatMap(Int.init) ?? 500
+        ProcessInfo.processInfo.environment["OPENCOREDATA_FRC_CHANGESETS"].flatMap(Int.init) ?? 1_250
     }
     static var seed: UInt64 {
         ProcessInfo.processInfo.environment["OPENCOREDATA_FRC_SEED"].flatMap(UInt64.init) ?? 1
