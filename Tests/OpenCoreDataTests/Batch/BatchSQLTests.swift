@@ -63,24 +63,27 @@ import Testing
         #expect(try Self.rows(stack, store, "SELECT Z_PK, Z_OPT, ZCODE, ZNAME, ZSTOCK FROM ZPRODUCT") == [[.integer(1), .integer(2), .text("A"), .text("new"), .integer(3)]])
     }
 
-    @Test func batchUpdateSelectsWithThePredicateAndUpdatesByChunksOfKeys() throws {
+    @Test func batchUpdateUpdatesTheSelectedRowsInOneStatement() throws {
         let (stack, store, log) = try Self.stack()
         try stack.seedItems(1_200)
         log.removeAll()
-        try stack.run { context in
+        let updatedIDs = try stack.run { context in
             let request = NSBatchUpdateRequest(entityName: "Item")
             request.predicate = NSPredicate(format: "price >= %d", 100)
             request.propertiesToUpdate = ["rating": NSExpression(format: "rating + 10"), "flag": true]
-            _ = try context.execute(request)
+            request.resultType = .updatedObjectIDsResultType
+            return try #require((try context.execute(request) as? NSBatchUpdateResult)?.result as? [NSManagedObjectID])
         }
         let statements = Self.statements(log)
-        let select = try #require(statements.first { $0.hasPrefix("SELECT t0.Z_PK, t0.Z_ENT FROM ZITEM t0 WHERE ") })
-        #expect(select.contains("t0.ZPRICE >= ?") && select.hasSuffix("ORDER BY t0.Z_PK"))
-        let updates = statements.filter { $0.hasPrefix("UPDATE ZITEM SET ") }
-        #expect(updates.count == 3, "1,100 keys in chunks of 500")
-        let placeholders = (500, 500, 100)
-        #expect(updates[0] == "UPDATE ZITEM SET ZFLAG = ?, ZRATING = (ZRATING + ?), Z_OPT = IFNULL(Z_OPT, 0) + 1 WHERE Z_PK IN (\(Array(repeating: "?", count: placeholders.0).joined(separator: ", ")))")
-        #expect(updates[2].hasSuffix("IN (\(Array(repeating: "?", count: placeholders.2).joined(separator: ", ")))"))
+        let updates = statements.filter { $0.contains("UPDATE ZITEM SET ") }
+        #expect(updates.count == 1, "one statement for 1,100 rows")
+        let update = try #require(updates.first)
+        #expect(update.hasPrefix("WITH matched(pk) AS (SELECT t0.Z_PK FROM ZITEM t0 WHERE "))
+        #expect(update.contains("t0.ZPRICE >= ?1"))
+        #expect(update.hasSuffix(") UPDATE ZITEM SET ZFLAG = ?, ZRATING = (ZRATING + ?), Z_OPT = IFNULL(Z_OPT, 0) + 1 WHERE Z_PK IN matched RETURNING Z_PK, Z_ENT"))
+        #expect(!statements.contains { $0.hasPrefix("SELECT t0.Z_PK, t0.Z_ENT FROM ZITEM") }, "the keys come back from the UPDATE itself")
+        #expect(updatedIDs.count == 1_100)
+        #expect(Set(updatedIDs.compactMap { Int(($0.uriRepresentation().lastPathComponent).dropFirst()) }) == Set(101...1_200))
 
         let rows = try Self.rows(stack, store, "SELECT Z_PK, Z_OPT, ZRATING, ZFLAG FROM ZITEM ORDER BY Z_PK")
         for (index, row) in rows.enumerated() {

@@ -19,33 +19,39 @@ extension SQLiteStore: BatchExecutingStore {
     /// one `SELECT t0.Z_PK, t0.Z_ENT …` with the compiler's condition, or the store's fetch when the predicate has
     /// no SQL translation.
     func batchMatchingRows(_ entity: NSEntityDescription, includesSubentities: Bool, predicate: NSPredicate?) throws -> [NSManagedObjectID] {
-        var compiler = SQLiteFetchCompiler(schema: schema, entity: entity)
-        var conditions: [String] = []
-        if let entityCondition = compiler.entityCondition(includesSubentities: includesSubentities) { conditions.append(entityCondition) }
-        if let predicate {
-            var attempt = compiler
-            do {
-                conditions.append(try attempt.condition(predicate))
-                compiler = attempt
-            } catch {
-                logger.debug("selecting \(entity.name ?? "?") rows for a batch request through a fetch: \(error) in \(predicate.predicateFormat)")
-                let request = StoreFetchRequest(entity: entity, includesSubentities: includesSubentities, predicate: predicate, sortDescriptors: [],
-                                                fetchLimit: 0, fetchOffset: 0, wantsSnapshots: false, countOnly: false)
-                return try fetch(request).objectIDs.sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
-            }
+        guard let selection = batchSelection(entity, includesSubentities: includesSubentities, predicate: predicate) else {
+            let request = StoreFetchRequest(entity: entity, includesSubentities: includesSubentities, predicate: predicate, sortDescriptors: [],
+                                            fetchLimit: 0, fetchOffset: 0, wantsSnapshots: false, countOnly: false)
+            return try fetch(request).objectIDs.sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
         }
-        var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(compiler.fromClause)"
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        sql += " ORDER BY t0.Z_PK"
-        let statement = try connection.cachedStatement(sql)
+        let statement = try connection.cachedStatement(selection.sql + " ORDER BY t0.Z_PK")
         defer { statement.reset() }
-        try statement.bind(compiler.arguments)
+        try statement.bind(selection.arguments)
         var result: [NSManagedObjectID] = []
         while try statement.step() {
             guard let concrete = schema.entity(number: Int(statement.int64(at: 1))) else { continue }
             result.append(objectID(for: concrete, primaryKey: statement.int64(at: 0)))
         }
         return result
+    }
+
+    /// `SELECT t0.Z_PK, t0.Z_ENT FROM … WHERE …` selecting the rows a batch request affects (its placeholders are
+    /// numbered `?1…`), or nil when the predicate has no SQL translation.
+    func batchSelection(_ entity: NSEntityDescription, includesSubentities: Bool, predicate: NSPredicate?) -> (sql: String, arguments: [SQLiteValue])? {
+        var compiler = SQLiteFetchCompiler(schema: schema, entity: entity)
+        var conditions: [String] = []
+        if let entityCondition = compiler.entityCondition(includesSubentities: includesSubentities) { conditions.append(entityCondition) }
+        if let predicate {
+            do {
+                conditions.append(try compiler.condition(predicate))
+            } catch {
+                logger.debug("selecting \(entity.name ?? "?") rows for a batch request through a fetch: \(error) in \(predicate.predicateFormat)")
+                return nil
+            }
+        }
+        var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(compiler.fromClause)"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        return (sql, compiler.arguments)
     }
 
     /// Runs `sql(placeholders)` once per chunk of `keys`, binding `leading` values first and then the chunk's keys
@@ -150,13 +156,19 @@ extension SQLiteStore: BatchExecutingStore {
         derivedValueChanges.reset()
         let result: T
         do {
-            result = try connection.inTransaction(.immediate) { try body(&createdFiles, &obsoleteFiles) }
+            result = try connection.inTransaction(.immediate) {
+                beginHistoryRecording()
+                let result = try body(&createdFiles, &obsoleteFiles)
+                try recordHistory(for: nil)   // persistent history, in the same transaction (History/)
+                return result
+            }
         } catch {
             for file in createdFiles { try? FileManager.default.removeItem(at: file) }
             derivedValueChanges.reset()
             throw error
         }
         for file in obsoleteFiles { try? FileManager.default.removeItem(at: file) }
+        didCommitWrite(bySave: false)   // remote-change notification (History/)
         return result
     }
 }

@@ -1,14 +1,15 @@
 extension SQLiteStore {
     /// Updates the matching rows set-wise: one `UPDATE … SET <column> = ?, …, Z_OPT = IFNULL(Z_OPT, 0) + 1 WHERE
-    /// Z_PK IN (…)` per chunk of primary keys, with constants bound and simple expressions (key paths of the same
+    /// Z_PK IN (<the selection>) RETURNING …` (or, when the predicate has no SQL translation, one `… WHERE Z_PK IN
+    /// (…)` per chunk of the primary keys a fetch found), with constants bound and simple expressions (key paths of the same
     /// row and `+`, `-`, `*` on numbers) translated to SQL. Other expressions, and attributes kept in external
     /// files, are evaluated row by row in Swift on the rows' current values, then written with one `UPDATE … WHERE
     /// Z_PK = ?` per row — in the same transaction.
     ///
     /// For example, `rating = rating + 1` for the items with `rating < 3`:
     /// ```sql
-    /// SELECT t0.Z_PK, t0.Z_ENT FROM ZITEM t0 WHERE t0.ZRATING < ?1 ORDER BY t0.Z_PK
-    /// UPDATE ZITEM SET ZRATING = (ZRATING + ?), Z_OPT = IFNULL(Z_OPT, 0) + 1 WHERE Z_PK IN (?, ?, …)
+    /// WITH matched(pk) AS (SELECT t0.Z_PK FROM ZITEM t0 WHERE t0.ZRATING < ?1)
+    /// UPDATE ZITEM SET ZRATING = (ZRATING + ?), Z_OPT = IFNULL(Z_OPT, 0) + 1 WHERE Z_PK IN matched RETURNING Z_PK, Z_ENT
     /// ```
     func executeBatchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome {
         let name = "NSBatchUpdateRequest"
@@ -47,9 +48,13 @@ extension SQLiteStore {
                 if rowByRow {
                     outcome.objectIDs = try updateRowByRow(request, table: table, columns: columns, createdFiles: &createdFiles, obsoleteFiles: &obsoleteFiles)
                 } else {
-                    outcome.objectIDs = try batchMatchingRows(request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate)
                     let sets = (setClauses + ["Z_OPT = IFNULL(Z_OPT, 0) + 1"]).joined(separator: ", ")
-                    try runChunked(outcome.objectIDs.compactMap(\.primaryKey), leading: setArguments, { "UPDATE \(table.name) SET \(sets) WHERE Z_PK IN (\($0))" })
+                    if let selection = batchSelection(request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate) {
+                        outcome.objectIDs = try updateInOneStatement(table: table, selection: selection, sets: sets, setArguments: setArguments)
+                    } else {
+                        outcome.objectIDs = try batchMatchingRows(request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate)
+                        try runChunked(outcome.objectIDs.compactMap(\.primaryKey), leading: setArguments, { "UPDATE \(table.name) SET \(sets) WHERE Z_PK IN (\($0))" })
+                    }
                 }
                 outcome.changedObjectIDs = Set(outcome.objectIDs)
                 outcome.changedObjectIDs.formUnion(try recomputeDerivedAttributes(of: outcome.objectIDs))
@@ -62,6 +67,28 @@ extension SQLiteStore {
                                      "\(name) would give two objects of entity '\(request.entity.name ?? "?")' the same values of a uniqueness constraint \(constraints)",
                                      userInfo: [NSUnderlyingErrorKey: error])
         }
+    }
+
+    /// Updates every selected row with one statement, which also returns the updated rows (SQLite ≥ 3.35):
+    /// ```sql
+    /// WITH matched(pk) AS (SELECT t0.Z_PK FROM … WHERE t0.ZRATING < ?1)
+    /// UPDATE ZITEM SET ZRATING = (ZRATING + ?), Z_OPT = IFNULL(Z_OPT, 0) + 1 WHERE Z_PK IN matched RETURNING Z_PK, Z_ENT
+    /// ```
+    /// The selection comes first in the text, so its numbered placeholders keep their numbers and the `SET` list's
+    /// `?` follow them.
+    private func updateInOneStatement(table: SQLiteSchema.EntityTable, selection: (sql: String, arguments: [SQLiteValue]),
+                                      sets: String, setArguments: [SQLiteValue]) throws -> [NSManagedObjectID] {
+        let keys = selection.sql.replacingOccurrences(of: "SELECT t0.Z_PK, t0.Z_ENT FROM", with: "SELECT t0.Z_PK FROM", options: .anchored)
+        let statement = try connection.cachedStatement(
+            "WITH matched(pk) AS (\(keys)) UPDATE \(table.name) SET \(sets) WHERE Z_PK IN matched RETURNING Z_PK, Z_ENT")
+        defer { statement.reset() }
+        try statement.bind(selection.arguments + setArguments)
+        var updated: [(Int64, NSEntityDescription)] = []
+        while try statement.step() {
+            guard let concrete = schema.entity(number: Int(statement.int64(at: 1))) else { continue }
+            updated.append((statement.int64(at: 0), concrete))
+        }
+        return updated.sorted { $0.0 < $1.0 }.map { objectID(for: $0.1, primaryKey: $0.0) }
     }
 
     /// Evaluates the new values in Swift on each matching row (all on the values before the update), then writes
