@@ -58,7 +58,8 @@ extension FetchPlan {
             case .none: break
             }
         }
-        let missing = destinationIDs.filter { coordinator.rowCache.snapshot(for: $0, maximumAge: context._stalenessInterval) == nil }
+        let rowCache = context.readRowCache(coordinator)   // a pinned query generation's own cache
+        let missing = destinationIDs.filter { rowCache.snapshot(for: $0, maximumAge: context._stalenessInterval) == nil }
         try loadRows(Array(Set(missing)))
         destinations += destinationIDs.map { context.object(with: $0) }
         for object in destinations where object._isFault { loadFromCacheOrBatch(object) }
@@ -87,7 +88,7 @@ extension FetchPlan {
             let (members, snapshots) = try coordinator.withLock(for: context) {
                 try store.prefetchMembers(of: group.map(\.objectID), through: relationship)
             }
-            for (objectID, snapshot) in snapshots { coordinator.rowCache.store(snapshot, for: objectID) }
+            for (objectID, snapshot) in snapshots { context.readRowCache(coordinator).store(snapshot, for: objectID) }
             for source in group {
                 let ids = members[source.objectID] ?? []
                 let objects = ids.map { context.object(with: $0) }
@@ -110,7 +111,7 @@ extension FetchPlan {
         for (key, ids) in byStore {
             guard key != nil, let store = coordinator.store(for: ids[0]) else { continue }
             let rows = try coordinator.withLock(for: context) { try store.snapshots(for: ids) }
-            for (objectID, snapshot) in rows { coordinator.rowCache.store(snapshot, for: objectID) }
+            for (objectID, snapshot) in rows { context.readRowCache(coordinator).store(snapshot, for: objectID) }
         }
     }
 

@@ -128,7 +128,7 @@ struct FetchPlan {
         var objects: [NSManagedObject] = []
         var included = Set<ObjectIdentifier>()
         for (objectID, snapshot) in rows {
-            if let snapshot { coordinator.rowCache.store(snapshot, for: objectID) }
+            if let snapshot { context.readRowCache(coordinator).store(snapshot, for: objectID) }
             let object = context.object(with: objectID)
             if deleted.contains(object) { continue }
             if merging, object.hasChanges, !object._isFault {

@@ -30,20 +30,21 @@ extension NSManagedObjectContext {
     /// Reads the rows of a batch's remaining faults with one store call per store, into the row cache.
     private func loadBatch(_ batch: FaultBatch) throws {
         guard let coordinator = persistentStoreCoordinator else { return }
+        let rowCache = readRowCache(coordinator)   // a pinned query generation's own cache
         let pending = batch.ids.filter { objectID in
             faultBatches.removeValue(forKey: objectID)
-            return coordinator.rowCache.snapshot(for: objectID, maximumAge: _stalenessInterval) == nil
+            return rowCache.snapshot(for: objectID, maximumAge: _stalenessInterval) == nil
         }
         batch.ids = []
         let byStore = Dictionary(grouping: pending) { coordinator.store(for: $0).map(ObjectIdentifier.init) }
         for (key, ids) in byStore {
             guard key != nil, let store = coordinator.store(for: ids[0]) else { continue }
             let rows = try coordinator.withLock(for: self) { try store.snapshots(for: ids) }
-            for (objectID, snapshot) in rows { coordinator.rowCache.store(snapshot, for: objectID) }
+            for (objectID, snapshot) in rows { rowCache.store(snapshot, for: objectID) }
         }
         // The whole batch is realized, as Apple's batched arrays realize a batch at a time.
         for objectID in pending {
-            guard let object = registry[objectID]?.object, object._isFault, let snapshot = coordinator.rowCache.snapshot(for: objectID) else { continue }
+            guard let object = registry[objectID]?.object, object._isFault, let snapshot = rowCache.snapshot(for: objectID) else { continue }
             object.apply(snapshot)
             changeProcessingSuspended += 1
             object.awakeFromFetch()
@@ -55,10 +56,11 @@ extension NSManagedObjectContext {
     func snapshot(for objectID: NSManagedObjectID) throws -> ObjectSnapshot? {
         if let parent = _parent { return try snapshotFromParent(parent, objectID) }
         guard let coordinator = persistentStoreCoordinator else { return nil }
-        if let cached = coordinator.rowCache.snapshot(for: objectID, maximumAge: _stalenessInterval) { return cached }
+        let rowCache = readRowCache(coordinator)   // a pinned query generation's own cache
+        if let cached = rowCache.snapshot(for: objectID, maximumAge: _stalenessInterval) { return cached }
         guard let store = coordinator.store(for: objectID) else { return nil }
         let snapshot = try coordinator.withLock(for: self) { try store.snapshot(for: objectID) }
-        if let snapshot { coordinator.rowCache.store(snapshot, for: objectID) }
+        if let snapshot { rowCache.store(snapshot, for: objectID) }
         return snapshot
     }
 

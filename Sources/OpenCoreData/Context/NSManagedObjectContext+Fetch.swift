@@ -47,6 +47,9 @@ extension NSManagedObjectContext {
         if BatchRequestExecution.handles(request) {
             return try BatchRequestExecution.execute(request, in: self)
         }
+        if let history = request as? NSPersistentHistoryChangeRequest {
+            return try history.execute(in: self)
+        }
         throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "Unsupported request type \(type(of: request))")
     }
 

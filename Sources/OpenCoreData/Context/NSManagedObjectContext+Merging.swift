@@ -42,6 +42,7 @@ extension NSManagedObjectContext {
 
     /// Applies merged changes to the registered objects.
     func mergeChanges(inserted: Set<NSManagedObjectID>, updated: Set<NSManagedObjectID>, deleted: Set<NSManagedObjectID>) {
+        advanceQueryGeneration()   // a pinned context moves to the current generation when it merges (Apple documents it)
         processPendingChangesInternal()
         forgetDeletedElsewhere(deleted.compactMap { registry[$0]?.object })
         for objectID in updated {

@@ -167,6 +167,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             return [Any]()
         case let batch where BatchRequestExecution.handles(batch):
             return try BatchRequestExecution.execute(batch, in: context)
+        case let history as NSPersistentHistoryChangeRequest:
+            return try history.execute(in: context)
         default:
             throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "Unsupported request type \(type(of: request))")
         }

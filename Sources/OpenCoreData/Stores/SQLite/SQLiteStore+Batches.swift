@@ -13,7 +13,7 @@ extension SQLiteStore {
             let wanted = Set(ids)
             for chunk in stride(from: 0, to: ids.count, by: Self.keysPerStatement).map({ Array(ids[$0..<min($0 + Self.keysPerStatement, ids.count)]) }) {
                 let placeholders = (1...chunk.count).map { "?\($0)" }.joined(separator: ", ")
-                let statement = try connection.cachedStatement("SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(placeholders))")
+                let statement = try readConnection.cachedStatement("SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(placeholders))")
                 defer { statement.reset() }
                 try statement.bind(chunk.map { .integer($0.primaryKey!) })
                 while try statement.step() {
@@ -61,7 +61,7 @@ extension SQLiteStore {
         let sourceColumnIndex = Int32(3 + destinationTable.columns.count)
         for start in stride(from: 0, to: keys.count, by: Self.keysPerStatement) {
             let chunk = Array(keys[start..<min(start + Self.keysPerStatement, keys.count)])
-            let statement = try connection.cachedStatement(sourceSQL((1...chunk.count).map { "?\($0)" }.joined(separator: ", ")))
+            let statement = try readConnection.cachedStatement(sourceSQL((1...chunk.count).map { "?\($0)" }.joined(separator: ", ")))
             defer { statement.reset() }
             try statement.bind(chunk.map { .integer($0) })
             while try statement.step() {

@@ -39,7 +39,7 @@ extension SQLiteStore: FetchingStore {
                 inner += " LIMIT ? OFFSET ?"
                 arguments += [.integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1), .integer(Int64(request.fetchOffset))]
             }
-            let statement = try connection.cachedStatement("SELECT COUNT(*) FROM (\(inner))")
+            let statement = try readConnection.cachedStatement("SELECT COUNT(*) FROM (\(inner))")
             defer { statement.reset() }
             try statement.bind(arguments)
             guard try statement.step() else { return StoreFetchResult() }
@@ -55,7 +55,7 @@ extension SQLiteStore: FetchingStore {
             sql += " LIMIT ? OFFSET ?"
             arguments += [.integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1), .integer(Int64(request.fetchOffset))]
         }
-        let statement = try connection.cachedStatement(sql)
+        let statement = try readConnection.cachedStatement(sql)   // a pinned query generation reads its own connection
         defer { statement.reset() }
         try statement.bind(arguments)
         var rows: [(NSManagedObjectID, ObjectSnapshot)] = []

@@ -60,14 +60,14 @@ extension SQLiteStore {
     /// The concrete entity of a row of a hierarchy, read from its `Z_ENT`.
     func concreteEntity(of primaryKey: Int64, in entity: NSEntityDescription) throws -> NSEntityDescription? {
         let table = schema.table(for: entity)
-        guard case .integer(let number)? = try connection.cachedStatementValue("SELECT Z_ENT FROM \(table.name) WHERE Z_PK = ?", .integer(primaryKey)) else { return nil }
+        guard case .integer(let number)? = try readConnection.cachedStatementValue("SELECT Z_ENT FROM \(table.name) WHERE Z_PK = ?", .integer(primaryKey)) else { return nil }
         return schema.entity(number: Int(number))
     }
 
     func snapshot(for objectID: NSManagedObjectID) throws -> ObjectSnapshot? {
         guard let primaryKey = objectID.primaryKey else { return nil }
         let table = schema.table(for: objectID.entity)
-        let statement = try connection.cachedStatement("SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK = ?")
+        let statement = try readConnection.cachedStatement("SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK = ?")
         defer { statement.reset() }
         try statement.bind(primaryKey, at: 1)
         guard try statement.step(), let (rowID, snapshot) = try decodeRow(statement, table: table) else { return nil }
@@ -93,7 +93,7 @@ extension SQLiteStore {
         case .notStored:
             return []
         }
-        let statement = try connection.cachedStatement(sql)
+        let statement = try readConnection.cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(primaryKey, at: 1)
         var result: [NSManagedObjectID] = []

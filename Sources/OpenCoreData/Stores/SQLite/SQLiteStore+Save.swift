@@ -10,6 +10,7 @@ extension SQLiteStore {
         var changedByStore = Set<NSManagedObjectID>()
         do {
             try connection.inTransaction(.immediate) {
+                beginHistoryRecording()
                 try checkVersions(changes)
                 for delete in changes.deletes { try deleteRow(delete.objectID, work: &work) }
                 for insert in changes.inserts { try writeRow(insert.objectID, insert.snapshot, version: 1, isInsert: true, work: &work) }
@@ -20,6 +21,7 @@ extension SQLiteStore {
                 if metadataNeedsWriting, let metadata = super.metadata {
                     try writeMetadataRow(metadata.merging(Self.modelMetadata(model)) { current, _ in current }, uuid: identifier ?? "", insert: false)
                 }
+                try recordHistory(for: changes)   // persistent history, in the same transaction (History/)
             }
         } catch {
             for file in work.createdFiles { try? FileManager.default.removeItem(at: file) }
@@ -29,6 +31,7 @@ extension SQLiteStore {
             throw error
         }
         metadataNeedsWriting = false
+        didCommitWrite(bySave: true)   // remote-change notification, query generation of the saving context (History/)
         for file in work.obsoleteFiles { try? FileManager.default.removeItem(at: file) }
         for (tableName, entityNumber, primaryKey) in derivedValueChanges.take() {
             guard let entity = schema.entity(number: entityNumber), schema.table(for: entity).name == tableName else { continue }

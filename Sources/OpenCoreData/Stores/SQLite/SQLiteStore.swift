@@ -23,6 +23,8 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     var metadataNeedsWriting = false
     /// Objects changed by Apple's derived-attribute triggers during the current save.
     let derivedValueChanges = DerivedValueChanges()
+    /// Persistent history and remote-change notifications (History/); nil when the store uses neither.
+    var history: SQLiteStoreHistory?
     let logger = Logger(label: "OpenCoreData.SQLiteStore")
 
     /// The Core Data framework version OpenCoreData writes into new stores' metadata (an iOS 17-era value).
@@ -106,6 +108,7 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
             }
             if (options?[NSSQLiteManualVacuumOption] as? Bool) == true && !isReadOnly { try connection.vacuum() }
             if (options?[NSSQLiteAnalyzeOption] as? Bool) == true && !isReadOnly { try connection.analyze() }
+            try openHistory()
         } catch let error as NSError {
             connection?.close()
             connection = nil
@@ -305,6 +308,7 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     }
 
     override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
+        closeHistory()
         connection?.close()
     }
 
