@@ -1,0 +1,165 @@
+import Foundation
+import OpenCoreData
+
+/// The benchmark's entities as users write them with `@Managed`.
+final class Item: NSManagedObject {
+    @Managed var id: Int64
+    @Managed var name: String
+    @Managed var score: Double
+    @Managed var createdAt: Date
+    @Managed var flag: Bool
+    @Managed var payload: Data
+}
+
+final class Parent: NSManagedObject {
+    @Managed var name: String
+    @Managed var children: Set<Child>
+}
+
+final class Child: NSManagedObject {
+    @Managed var name: String
+    @Managed var value: Double
+    @Managed var parent: Parent?
+}
+
+/// OpenCoreData through its public API: a coordinator on an SQLite store and one private-queue context.
+final class OpenCoreDataStack {
+    static let model: NSManagedObjectModel = {
+        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            attribute.isOptional = false
+            return attribute
+        }
+        let item = NSEntityDescription()
+        item.name = "Item"
+        item.managedObjectClassName = "Item"
+        let score = attribute("score", .doubleAttributeType)
+        item.properties = [attribute("id", .integer64AttributeType), attribute("name", .stringAttributeType), score,
+                           attribute("createdAt", .dateAttributeType), attribute("flag", .booleanAttributeType), attribute("payload", .binaryDataAttributeType)]
+        item.indexes = [NSFetchIndexDescription(name: "byScore", elements: [NSFetchIndexElementDescription(property: score, collationType: .binary)])]
+        let parent = NSEntityDescription(), child = NSEntityDescription()
+        parent.name = "Parent"
+        parent.managedObjectClassName = "Parent"
+        child.name = "Child"
+        child.managedObjectClassName = "Child"
+        let children = NSRelationshipDescription(), owner = NSRelationshipDescription()
+        children.name = "children"
+        children.destinationEntity = child
+        children.maxCount = 0
+        children.deleteRule = .cascadeDeleteRule
+        owner.name = "parent"
+        owner.destinationEntity = parent
+        owner.maxCount = 1
+        children.inverseRelationship = owner
+        owner.inverseRelationship = children
+        parent.properties = [attribute("name", .stringAttributeType), children]
+        child.properties = [attribute("name", .stringAttributeType), attribute("value", .doubleAttributeType), owner]
+        let model = NSManagedObjectModel()
+        model.entities = [item, parent, child]
+        NSManagedObjectModel.registerManagedObjectClasses([Item.self, Parent.self, Child.self])
+        return model
+    }()
+
+    let context: NSManagedObjectContext
+
+    init(path: String) throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: path), options: nil)
+        context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+    }
+
+    func insert(_ rows: [ItemRow]) throws {
+        try context.performAndWait {
+            for row in rows {
+                let item = Item(context: context)
+                item.id = row.id
+                item.name = row.name
+                item.score = row.score
+                item.createdAt = row.createdAt
+                item.flag = row.flag
+                item.payload = row.payload
+            }
+            try context.save()
+            context.reset()
+        }
+    }
+
+    /// Fetches every item realized and reads every field (so values are decoded as the raw rows are).
+    func fetchAll(asFaults: Bool) throws -> Int {
+        try context.performAndWait {
+            let request = NSFetchRequest<Item>(entityName: "Item")
+            request.returnsObjectsAsFaults = asFaults
+            let items = try context.fetch(request)
+            var checksum = 0
+            for item in items { checksum &+= Int(item.id) &+ item.name.utf8.count &+ Int(item.score) &+ item.payload.count &+ (item.flag ? 1 : 0) &+ Int(item.createdAt.timeIntervalSinceReferenceDate) }
+            context.reset()
+            return checksum
+        }
+    }
+
+    func rangeFetch(_ low: Double, _ high: Double) throws -> Int {
+        try context.performAndWait {
+            let request = NSFetchRequest<Item>(entityName: "Item")
+            request.predicate = NSPredicate(format: "score BETWEEN {%f, %f}", low, high)
+            request.returnsObjectsAsFaults = false
+            let items = try context.fetch(request)
+            return items.reduce(0) { $0 &+ $1.name.utf8.count }
+        }
+    }
+
+    func editAll() throws {
+        try context.performAndWait {
+            let request = NSFetchRequest<Item>(entityName: "Item")
+            request.returnsObjectsAsFaults = false
+            for item in try context.fetch(request) {
+                item.score += 1
+                item.name += "!"
+            }
+            try context.save()
+            context.reset()
+        }
+    }
+
+    func deleteAll() throws {
+        try context.performAndWait {
+            let request = NSFetchRequest<Item>(entityName: "Item")
+            for item in try context.fetch(request) { context.delete(item) }
+            try context.save()
+            context.reset()
+        }
+    }
+
+    func insertFamilies(parents: Int, children: Int) throws {
+        try context.performAndWait {
+            let owners = (0..<parents).map { index -> Parent in
+                let parent = Parent(context: context)
+                parent.name = "parent \(index)"
+                return parent
+            }
+            for index in 0..<children {
+                let child = Child(context: context)
+                child.name = "child \(index)"
+                child.value = Double(index)
+                child.parent = owners[index % parents]
+            }
+            try context.save()
+            context.reset()
+        }
+    }
+
+    func traverse(prefetching: Bool) throws -> Double {
+        try context.performAndWait {
+            let request = NSFetchRequest<Parent>(entityName: "Parent")
+            if prefetching { request.relationshipKeyPathsForPrefetching = ["children"] }
+            var total = 0.0
+            for parent in try context.fetch(request) {
+                for child in parent.children { total += child.value }
+            }
+            context.reset()
+            return total
+        }
+    }
+}
