@@ -86,8 +86,7 @@ open class NSQueryGenerationToken: NSObject, NSCopying, NSSecureCoding, @uncheck
 /// A pinned generation: one reader per SQLite store of the coordinator (in WAL mode), and the row cache of the data
 /// as it was then (shared by the contexts pinned to it; the coordinator's row cache holds current rows only).
 final class QueryGeneration: @unchecked Sendable {
-    // @unchecked Sendable: immutable after init; the readers' connections are used under the coordinator's lock and
-    // the row cache is thread-safe.
+    // @unchecked Sendable: immutable after init; readers are used under the coordinator's lock; RowCache locks itself.
     let identifier = UUID()
     weak var coordinator: NSPersistentStoreCoordinator?
     let readers: [ObjectIdentifier: SQLiteGenerationReader]
@@ -125,8 +124,8 @@ extension NSManagedObjectContext {
     /// A pinned context moves to the current generation after it saves, merges (`mergeChanges(fromContextDidSave:)`,
     /// `mergeChanges(fromRemoteContextSave:into:)`, automatic merging) or is reset; batch requests do not move it.
     /// Objects already in the context are not refreshed: call `refreshAllObjects()` or fetch again. Throws
-    /// `NSCoreDataError` (134060) for a token of another coordinator or one read from an archive. Setting a
-    /// generation on a child context is a programmer error (child contexts read through their parent's).
+    /// `NSCoreDataError` (134060) for a token of another coordinator or one read from an archive, and for a child
+    /// context (child contexts read through their parent's generation; `nil` is accepted and does nothing).
     ///
     /// For example:
     /// ```swift
@@ -134,7 +133,9 @@ extension NSManagedObjectContext {
     /// ```
     public func setQueryGenerationFrom(_ generation: NSQueryGenerationToken?) throws {
         checkConfinement()
-        precondition(_parent == nil || generation == nil, "setQueryGenerationFrom(_:) cannot be used on a child context: it reads through its parent's generation")
+        if _parent != nil && generation != nil {
+            throw CoreDataError.make(NSCoreDataError, "setQueryGenerationFrom(_:) cannot pin a child context: it reads through its parent's generation (pin the parent)")
+        }
         guard let generation else {
             _queryGeneration = nil
             return

@@ -25,8 +25,9 @@ open class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest {
     open var resultType: NSPersistentHistoryResultType = .transactionsAndChanges
 
     /// A fetch request of `NSPersistentHistoryTransaction.entityDescription` (its predicate selects transactions) or of
-    /// `NSPersistentHistoryChange.entityDescription` (its predicate selects changes, and the result holds them). Its
-    /// `fetchLimit` and `fetchOffset` apply to what the result holds; sort descriptors are refused (history comes in
+    /// `NSPersistentHistoryChange.entityDescription` (its predicate selects changes: `.transactionsAndChanges` holds the
+    /// transactions that have matching changes, each with only those; `.changesOnly` the changes). Its `fetchLimit` and
+    /// `fetchOffset` apply to the transactions or the changes the predicate selects; sort descriptors are refused (history comes in
     /// transaction order), as Apple's Core Data refuses them.
     open var fetchRequest: NSFetchRequest<any NSFetchRequestResult>?
 
@@ -253,7 +254,22 @@ extension NSPersistentHistoryChangeRequest {
             let all = changes ?? transactions.flatMap { data in (data.changes ?? []).indices.map { NSPersistentHistoryChange(data: data, index: $0) } }
             return NSPersistentHistoryResult(result: all, resultType: .changesOnly)
         case .transactionsAndChanges:
-            if let changes { return NSPersistentHistoryResult(result: changes, resultType: .transactionsAndChanges) }
+            if let changes {
+                // A fetch request of the change entity: the transactions that have matching changes, each holding
+                // only those (as Apple's sample code reads it: `result as? [NSPersistentHistoryTransaction]`).
+                var grouped: [HistoryTransactionData] = []
+                var current: (data: HistoryTransactionData, records: [HistoryChangeRecord])?
+                for change in changes {
+                    if let open = current, open.data === change.data {
+                        current?.records.append(change.data.changes![change.index])
+                    } else {
+                        if let open = current { grouped.append(HistoryTransactionData(record: open.data.record, changes: open.records)) }
+                        current = (change.data, [change.data.changes![change.index]])
+                    }
+                }
+                if let open = current { grouped.append(HistoryTransactionData(record: open.data.record, changes: open.records)) }
+                return NSPersistentHistoryResult(result: grouped.map(NSPersistentHistoryTransaction.init(data:)), resultType: .transactionsAndChanges)
+            }
             return NSPersistentHistoryResult(result: transactions.map(NSPersistentHistoryTransaction.init(data:)), resultType: .transactionsAndChanges)
         }
     }

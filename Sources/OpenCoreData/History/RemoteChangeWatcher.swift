@@ -13,8 +13,7 @@ import Dispatch
 /// The timer takes the coordinator's lock only if it is free (`tryLock`), so a busy coordinator delays the next
 /// check instead of being blocked by it.
 final class RemoteChangeWatcher: @unchecked Sendable {
-    // @unchecked Sendable: `lastDataVersion` and `timer` are used only on `queue`; the store is reached through a weak
-    // reference, and its connection only under the coordinator's lock.
+    // @unchecked Sendable: `lastDataVersion` and `timer` are used only on `queue`; the store only under the coordinator's lock.
 
     private weak var store: SQLiteStore?
     private let pollsOtherWriters: Bool

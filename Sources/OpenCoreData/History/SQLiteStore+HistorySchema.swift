@@ -12,8 +12,7 @@ import Logging
 /// coalesces the rows per object and writes one `ATRANSACTION` row and its `ACHANGE` rows in the same transaction.
 /// Temporary triggers live only in this connection: the store file keeps exactly Apple's schema.
 final class SQLiteStoreHistory: @unchecked Sendable {
-    // @unchecked Sendable: used only under the coordinator's lock (the store's own contract); the watcher has its own
-    // queue and reaches the store through a weak reference under the coordinator's lock.
+    // @unchecked Sendable: used only under the coordinator's lock (the store's contract), the watcher's polls included.
 
     /// Whether the store was opened with `NSPersistentHistoryTrackingKey` (history is written).
     let isTracking: Bool

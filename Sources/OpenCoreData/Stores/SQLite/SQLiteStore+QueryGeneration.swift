@@ -7,8 +7,7 @@
 /// so the `-wal` file keeps growing with every write until the generation is released (the last token referring to
 /// it is gone). See README, "History and query generations".
 final class SQLiteGenerationReader: @unchecked Sendable {
-    // @unchecked Sendable: the connection is used only under the coordinator's lock (store reads); it is closed when
-    // the last token referring to the generation is released, when nothing can be using it.
+    // @unchecked Sendable: its connection is used only under the coordinator's lock, and closed in deinit (no user left).
 
     let connection: SQLiteConnection
     /// The store the reader reads (weakly: a token must not keep a removed store alive).
