@@ -15,7 +15,19 @@ enum MergeResolution {
         case .errorMergePolicyType:
             return
         case .rollbackMergePolicyType:
+            // The to-ones go back to the stored destinations, and the destinations' realized inverse to-manys follow
+            // (reverting alone left the object listed by the destination it had been moved to). This restores stored
+            // state, so it dirties no destination.
+            for index in object.toOneValues.indices where object.toOneID(at: index) != persisted.toOne[index] {
+                moveInInverse(object, toOne: index, to: persisted.toOne[index], in: context)
+            }
+            // Realized to-manys stay: they list what the context shows, including moves of objects not in conflict
+            // that this save keeps (faulting them would reload the store's list without those moves).
+            let realized = object.toManyValues
             context.revert(object, to: persisted)
+            for (slot, value) in realized.enumerated() {
+                if case .members = value { object.toManyValues[slot] = value }
+            }
             return
         case .overwriteMergePolicyType:
             break
@@ -38,18 +50,42 @@ enum MergeResolution {
                 let storeChanged = persisted.toOne[index] != committed.toOne[index]
                 let weChanged = current != committed.toOne[index]
                 if storeChanged && (storeWins || !weChanged) {
-                    let relationship = object.layout.toOneRelationships[index]
-                    let old = object.resolveToOne(at: index)
-                    let new = persisted.toOne[index].map { context.object(with: $0) }
-                    object.toOneValues[index] = new.map { .object($0) } ?? .none
-                    if let old { GraphMaintenance.unlink(object, relationship, old) }
-                    if let new { GraphMaintenance.link(object, relationship, new) }
+                    relink(object, toOne: index, to: persisted.toOne[index], in: context)
                 }
             }
         }
         object.committedSnapshot = persisted
         context.persistentStoreCoordinator?.rowCache.store(persisted, for: object.objectID)
         object.awake(fromSnapshotEvents: .mergePolicy)
+    }
+
+    /// Points to-one `index` of `object` at `destinationID`, keeping the inverse relationships of the old and the
+    /// new destination in step.
+    private static func relink(_ object: NSManagedObject, toOne index: Int, to destinationID: NSManagedObjectID?, in context: NSManagedObjectContext) {
+        let relationship = object.layout.toOneRelationships[index]
+        let old = object.resolveToOne(at: index)
+        let new = destinationID.map { context.object(with: $0) }
+        object.toOneValues[index] = new.map { .object($0) } ?? .none
+        if let old { GraphMaintenance.unlink(object, relationship, old) }
+        if let new { GraphMaintenance.link(object, relationship, new) }
+    }
+
+    /// Takes `object` out of the realized inverse to-many of its current to-one destination and puts it in that of
+    /// `destinationID`'s, without marking either destination changed. To-many inverses only; a fault stays a fault.
+    private static func moveInInverse(_ object: NSManagedObject, toOne index: Int, to destinationID: NSManagedObjectID?, in context: NSManagedObjectContext) {
+        guard let inverse = object.layout.toOneRelationships[index].inverseRelationship, inverse.isToMany else {
+            relink(object, toOne: index, to: destinationID, in: context)
+            return
+        }
+        func change(_ destination: NSManagedObject?, add: Bool) {
+            guard let destination, case .toMany(let slot, _)? = destination.layout.slots[inverse.name],
+                case .members(var members) = destination.toManyValues[slot], members.contains(object) != add
+            else { return }
+            if add { members.insert(object) } else { _ = members.remove(object) }
+            destination.toManyValues[slot] = .members(members)
+        }
+        change(object.resolveToOne(at: index), add: false)
+        change(destinationID.map { context.object(with: $0) }, add: true)
     }
 
     /// Resolves a uniqueness-constraint conflict: the object-trump and overwrite policies merge the saved

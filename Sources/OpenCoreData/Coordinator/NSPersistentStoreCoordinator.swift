@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Connects contexts to persistent stores: it routes fetches and saves to the store that holds each entity,
 /// hands out object IDs, and keeps the row cache that all its contexts share.
 ///
@@ -220,7 +218,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     // MARK: Store registry
 
-    private static let registry = Mutex<[String: NSPersistentStore.Type]>([
+    private static let registry = Locked<[String: NSPersistentStore.Type]>([
         NSInMemoryStoreType: InMemoryStore.self,
         NSSQLiteStoreType: SQLiteStore.self,
     ])

@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 
 /// The coordinator's row cache: the last known snapshot of each object, shared by every context on the
 /// coordinator, so that a fault fires without a store round trip when the row is already known
@@ -10,7 +10,7 @@ final class RowCache: Sendable {
         var fetched: ContinuousClock.Instant
     }
 
-    private let rows = Mutex<[NSManagedObjectID: Entry]>([:])
+    private let rows = Locked<[NSManagedObjectID: Entry]>([:])   // not Mutex: TSan cannot see it (Locked.swift)
 
     /// The cached row of `objectID`, if it is not older than `maximumAge` seconds (negative: any age).
     func snapshot(for objectID: NSManagedObjectID, maximumAge: TimeInterval = -1) -> ObjectSnapshot? {

@@ -1,5 +1,4 @@
 import Logging
-import Synchronization
 
 /// The section cache of fetched results controllers, as Apple's documentation describes it: under a cache name the
 /// controller keeps the section and ordering information it computed (here: the section names and sizes and the objects'
@@ -206,7 +205,7 @@ enum FetchedResultsCache {
 final class MemoryCaches: Sendable {
     static let shared = MemoryCaches()
 
-    private let records = Mutex<[String: FetchedResultsCache.Record]>([:])
+    private let records = Locked<[String: FetchedResultsCache.Record]>([:])
 
     func record(named name: String) -> FetchedResultsCache.Record? { records.withLock { $0[name] } }
     func set(_ record: FetchedResultsCache.Record, named name: String) { records.withLock { $0[name] = record } }

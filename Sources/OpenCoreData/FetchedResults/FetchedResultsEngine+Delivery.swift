@@ -123,7 +123,7 @@ final class SnapshotBroadcaster: Sendable {
         init(_ object: AnyObject) { self.object = object }
     }
 
-    private let subscribers = Mutex<[Int: Subscriber]>([:])
+    private let subscribers = Locked<[Int: Subscriber]>([:])
     private let nextID = Atomic<Int>(0)
 
     var hasSubscribers: Bool { subscribers.withLock { !$0.isEmpty } }

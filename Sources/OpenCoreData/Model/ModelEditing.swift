@@ -1,11 +1,9 @@
-import Synchronization
-
 /// A value computed once from a frozen model and kept for every later reader.
 ///
 /// While a model is still editable, derived values (version hashes, `propertiesByName`, …) are recomputed on
 /// every call, so no cache can go stale; once a coordinator has frozen the model they are computed once.
 final class FrozenCache<Value: Sendable>: Sendable {
-    private let storage = Mutex<Value?>(nil)
+    private let storage = Locked<Value?>(nil)
 
     /// The cached value if `frozen`, computing and storing it on first use; `compute()` otherwise.
     func value(frozen: Bool, _ compute: () -> Value) -> Value {

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Finds the `NSManagedObject` subclass of an entity (from its `managedObjectClassName`) and the entity of a
 /// subclass. Model files carry class names without a reliable module, so the lookup tries, in order: classes
 /// registered with `NSManagedObjectModel.registerManagedObjectClasses(_:)`, `NSClassFromString` with the name
@@ -20,7 +18,7 @@ enum ManagedObjectClassRegistry {
         weak var model: NSManagedObjectModel?
     }
 
-    private static let state = Mutex(State())
+    private static let state = Locked(State())
 
     /// Registers classes so entities whose `managedObjectClassName` names them use them.
     static func register(_ classes: [NSManagedObject.Type]) {

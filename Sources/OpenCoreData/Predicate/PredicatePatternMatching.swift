@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// `LIKE` (glob with `*`, `?` and `\` escapes) and `MATCHES` (ICU regular expressions through
 /// `NSRegularExpression`), both matching the whole string.
@@ -91,7 +90,21 @@ enum PredicatePatternMatching {
     }
 
     /// Compiled expressions, shared by all threads (NSRegularExpression is immutable and thread-safe).
-    private static let cache = Mutex<[RegexKey: NSRegularExpression]>([:])
+    private static let cache = RegexCache()
+
+    /// The cache behind an NSLock, not a `Synchronization.Mutex`, which the thread sanitizer cannot see on Linux
+    /// (Support/Locked.swift explains; this layer keeps its own lock so that it depends on nothing else).
+    private final class RegexCache: @unchecked Sendable {
+        // @unchecked Sendable: `expressions` is read and written only while holding `lock`.
+        private let lock = NSLock()
+        private var expressions: [RegexKey: NSRegularExpression] = [:]
+
+        func withLock<R>(_ body: (inout [RegexKey: NSRegularExpression]) -> R) -> R {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&expressions)
+        }
+    }
 
     /// Whether the whole of `string` matches the ICU regular expression `pattern`. `[c]` matches case-insensitively;
     /// `[d]` removes diacritics from both the string and the pattern first. An invalid pattern throws.
