@@ -1,7 +1,8 @@
 /// Batch requests in the SQLite store: the rows are selected with the fetch compiler's translation of the
 /// request's predicate (or, when it has no SQL translation, with the store's own fetch, which evaluates it in
-/// memory), then inserted, updated or deleted with set-wise SQL over chunks of primary keys — every value bound as
-/// a parameter. Each request runs in one `BEGIN IMMEDIATE` transaction.
+/// memory), then updated with one statement over that selection, or deleted (and, without a translation, updated)
+/// with set-wise SQL over chunks of primary keys — every value bound as a parameter. Each request runs in one
+/// `BEGIN IMMEDIATE` transaction.
 ///
 /// The pieces: this file (row selection, chunked statements), `+BatchInsert`, `+BatchUpdate`, `+BatchDelete`.
 extension SQLiteStore: BatchExecutingStore {
