@@ -25,7 +25,7 @@ extension SQLiteStore: BatchExecutingStore {
                                             fetchLimit: 0, fetchOffset: 0, wantsSnapshots: false, countOnly: false)
             return try fetch(request).objectIDs.sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
         }
-        let statement = try connection.cachedStatement(selection.sql + " ORDER BY t0.Z_PK")
+        let statement = try connection.cachedStatement("SELECT t0.Z_PK, t0.Z_ENT " + selection.fromWhere + " ORDER BY t0.Z_PK")
         defer { statement.reset() }
         try statement.bind(selection.arguments)
         var result: [NSManagedObjectID] = []
@@ -36,9 +36,9 @@ extension SQLiteStore: BatchExecutingStore {
         return result
     }
 
-    /// `SELECT t0.Z_PK, t0.Z_ENT FROM … WHERE …` selecting the rows a batch request affects (its placeholders are
-    /// numbered `?1…`), or nil when the predicate has no SQL translation.
-    func batchSelection(_ entity: NSEntityDescription, includesSubentities: Bool, predicate: NSPredicate?) -> (sql: String, arguments: [SQLiteValue])? {
+    /// `FROM … WHERE …` over alias `t0` selecting the rows a batch request affects (its placeholders are numbered
+    /// `?1…`), or nil when the predicate has no SQL translation.
+    func batchSelection(_ entity: NSEntityDescription, includesSubentities: Bool, predicate: NSPredicate?) -> (fromWhere: String, arguments: [SQLiteValue])? {
         var compiler = SQLiteFetchCompiler(schema: schema, entity: entity)
         var conditions: [String] = []
         if let entityCondition = compiler.entityCondition(includesSubentities: includesSubentities) { conditions.append(entityCondition) }
@@ -50,7 +50,7 @@ extension SQLiteStore: BatchExecutingStore {
                 return nil
             }
         }
-        var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(compiler.fromClause)"
+        var sql = "FROM \(compiler.fromClause)"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         return (sql, compiler.arguments)
     }

@@ -76,11 +76,10 @@ extension SQLiteStore {
     /// ```
     /// The selection comes first in the text, so its numbered placeholders keep their numbers and the `SET` list's
     /// `?` follow them.
-    private func updateInOneStatement(table: SQLiteSchema.EntityTable, selection: (sql: String, arguments: [SQLiteValue]),
+    private func updateInOneStatement(table: SQLiteSchema.EntityTable, selection: (fromWhere: String, arguments: [SQLiteValue]),
                                       sets: String, setArguments: [SQLiteValue]) throws -> [NSManagedObjectID] {
-        let keys = selection.sql.replacingOccurrences(of: "SELECT t0.Z_PK, t0.Z_ENT FROM", with: "SELECT t0.Z_PK FROM", options: .anchored)
         let statement = try connection.cachedStatement(
-            "WITH matched(pk) AS (\(keys)) UPDATE \(table.name) SET \(sets) WHERE Z_PK IN matched RETURNING Z_PK, Z_ENT")
+            "WITH matched(pk) AS (SELECT t0.Z_PK \(selection.fromWhere)) UPDATE \(table.name) SET \(sets) WHERE Z_PK IN matched RETURNING Z_PK, Z_ENT")
         defer { statement.reset() }
         try statement.bind(selection.arguments + setArguments)
         var updated: [(Int64, NSEntityDescription)] = []
