@@ -21,6 +21,8 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     private(set) var model: NSManagedObjectModel!
     /// Whether `metadata` changed since it was last written.
     var metadataNeedsWriting = false
+    /// Set while an automatic migration runs (a store is migrated once per opening).
+    var isMigrating = false
     /// Objects changed by Apple's derived-attribute triggers during the current save.
     let derivedValueChanges = DerivedValueChanges()
     /// Persistent history and remote-change notifications (History/); nil when the store uses neither.
@@ -181,6 +183,12 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
         let metadata = try readMetadata()
         let storeHashes = metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]
         if !model.isConfiguration(withName: configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : configurationName, compatibleWithStoreMetadata: metadata) {
+            if migratesAutomatically && !isReadOnly && !isMigrating {
+                isMigrating = true
+                defer { isMigrating = false }
+                try migrateOpenStore(metadata: metadata, to: model)
+                return try openExisting(model: model, tables: tableNames())
+            }
             let mismatched = model.entitiesByName.keys.filter { name in
                 (storeHashes[name] as? Data) != model.entitiesByName[name]?.versionHash
             }.sorted()

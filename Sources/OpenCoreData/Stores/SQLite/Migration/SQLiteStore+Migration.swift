@@ -1,0 +1,55 @@
+extension SQLiteStore {
+    /// Whether the options ask for automatic migration (`NSMigratePersistentStoresAutomaticallyOption`).
+    var migratesAutomatically: Bool { Self.flag(options?[NSMigratePersistentStoresAutomaticallyOption]) }
+
+    /// Whether the options allow an inferred mapping (`NSInferMappingModelAutomaticallyOption`).
+    var infersMappingModel: Bool { Self.flag(options?[NSInferMappingModelAutomaticallyOption]) }
+
+    private static func flag(_ value: Any?) -> Bool {
+        (value as? Bool) ?? (value as? NSNumber)?.boolValue ?? false
+    }
+
+    /// Migrates the open store file from the model version that wrote it (found by its version hashes) to
+    /// `model`, as `NSMigratePersistentStoresAutomaticallyOption` asks: with a mapping model found next to the
+    /// model or in the bundles' resources, else — with `NSInferMappingModelAutomaticallyOption` — an inferred
+    /// one, which runs in place with SQL. On failure the file is left as it was and the error says why
+    /// (`NSMigrationMissingSourceModelError`, `NSMigrationMissingMappingModelError`, `NSInferredMappingModelError`, …).
+    func migrateOpenStore(metadata: [String: Any], to model: NSManagedObjectModel) throws {
+        let directories = ModelPackage.defaultSearchDirectories()
+        guard let sourceModel = MigrationModelLookup.sourceModel(forStoreMetadata: metadata, destination: model, directories: directories) else {
+            throw CoreDataError.make(NSMigrationMissingSourceModelError, "Can't find the model for the source store at \(path): no model version has its entity version hashes",
+                                     userInfo: ["metadata": metadata, NSFilePathErrorKey: path])
+        }
+        let mapping: NSMappingModel
+        if let explicit = MappingModelLookup.mappingModel(source: sourceModel, destination: model,
+                                                         directories: MigrationModelLookup.mappingDirectories(destination: model, directories: directories)) {
+            mapping = explicit
+        } else if infersMappingModel {
+            mapping = try NSMappingModel.inferredMappingModel(forSourceModel: sourceModel, destinationModel: model)
+        } else {
+            throw CoreDataError.make(NSMigrationMissingMappingModelError, "Can't find a mapping model for the migration of \(path) (set NSInferMappingModelAutomaticallyOption to infer one)",
+                                     userInfo: [NSFilePathErrorKey: path])
+        }
+        if SQLiteLightweightMigration.canRun(mapping) {
+            try SQLiteLightweightMigration(connection: connection, sourceModel: sourceModel, destinationModel: model, mapping: mapping).run()
+            return
+        }
+        try migrateWithManager(sourceModel: sourceModel, destinationModel: model, mapping: mapping)
+    }
+}
+
+extension SQLiteStore {
+    /// Migrates with `NSMigrationManager` into a new file beside the store, then copies the result over the
+    /// store in one transaction (SQLite's backup API) and removes the new file.
+    func migrateWithManager(sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel, mapping: NSMappingModel) throws {
+        let storeURL = URL(fileURLWithPath: path)
+        let scratch = storeURL.deletingLastPathComponent().appendingPathComponent(".\(storeURL.lastPathComponent).migration-\(UUID().uuidString)")
+        defer { NSMigrationManager.removeStoreFiles(at: scratch) }
+        let manager = NSMigrationManager(sourceModel: sourceModel, destinationModel: destinationModel)
+        try manager.migrateStore(from: storeURL, sourceType: NSSQLiteStoreType, options: nil, with: mapping,
+                                 toDestinationURL: scratch, destinationType: NSSQLiteStoreType, destinationOptions: nil)
+        let migrated = try SQLiteConnection(path: scratch.path, configuration: .init(mode: .readOnly))
+        defer { migrated.close() }
+        try connection.replaceContents(with: migrated)
+    }
+}
