@@ -257,7 +257,9 @@ final class SQLiteLightweightMigration {
 
     /// Materialises the members of a destination relationship as a temporary table `(owner, target, ent,
     /// ord)` in destination terms — from its mapped source relationship, or reversed from its inverse's —
-    /// keeping only owners and members that were migrated into entities the relationship connects.
+    /// keeping only owners that were migrated into entities the relationship connects and members whose entity
+    /// the relationship reaches. A reference to a row that no longer exists is copied as it is (as Apple's SQL
+    /// migration copies the column), not dropped.
     /// `ord` numbers each owner's members from 1 (the source order where the source was ordered).
     private func pairs(for relationship: NSRelationshipDescription) throws -> String? {
         guard let target = relationship.destinationEntity else { return nil }
@@ -286,8 +288,7 @@ final class SQLiteLightweightMigration {
         }
         try connection.execute("""
             CREATE TEMP TABLE \(name.dropFirst("temp.".count)) AS SELECT owner, target, ent, ROW_NUMBER() OVER (PARTITION BY owner ORDER BY sord, target) AS ord FROM (\(body)) q \
-            WHERE ent IN (\(destinationNumbers(target))) AND target IN (SELECT Z_PK FROM \(targetTable) WHERE Z_ENT IN (\(destinationNumbers(target)))) \
-            AND owner IN (SELECT Z_PK FROM \(ownerTable) WHERE Z_ENT IN (\(destinationNumbers(relationship.entity))))
+            WHERE ent IN (\(destinationNumbers(target))) AND owner IN (SELECT Z_PK FROM \(ownerTable) WHERE Z_ENT IN (\(destinationNumbers(relationship.entity))))
             """)
         try connection.execute("CREATE INDEX \(name)_OWNER ON \(name.dropFirst("temp.".count)) (owner, target)")
         try connection.execute("CREATE INDEX \(name)_TARGET ON \(name.dropFirst("temp.".count)) (target, owner)")
