@@ -138,7 +138,10 @@ open class NSMigrationManager: NSObject, KeyValueCoding {
     }
 
     private func runStages(_ mapping: NSMappingModel) throws {
-        let entityMappings = (mapping.entityMappings ?? []).filter { $0.mappingType != .addEntityMappingType && $0.mappingType != .removeEntityMappingType }
+        // Add and remove mappings, and mappings without a source or destination entity, migrate no instances.
+        let entityMappings = (mapping.entityMappings ?? []).filter {
+            $0.mappingType != .addEntityMappingType && $0.mappingType != .removeEntityMappingType && $0.sourceEntityName != nil && $0.destinationEntityName != nil
+        }
         var policies: [String: NSEntityMigrationPolicy] = [:]
         var sourcesByMapping: [String: [NSManagedObject]] = [:]
         var total = 0
