@@ -20,6 +20,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite3"])]
         ),
+        // The platform's zlib (zlib1g-dev): raw DEFLATE for model caches (Z_MODELCACHE).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         // Implementation of the @Managed macro (the replacement for @NSManaged).
         .macro(
             name: "OpenCoreDataMacros",
@@ -31,7 +37,7 @@ let package = Package(
         // The library: `import OpenCoreData` where Apple platforms `import CoreData`.
         .target(
             name: "OpenCoreData",
-            dependencies: ["CSQLite", "OpenCoreDataMacros", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CSQLite", "CZlib", "OpenCoreDataMacros", .product(name: "Logging", package: "swift-log")]
         ),
         // The objc.io Moody app as a terminal program.
         .executableTarget(

@@ -66,5 +66,15 @@ open class NSCompositeAttributeDescription: NSAttributeDescription, @unchecked S
 
 extension NSDerivedAttributeDescription {
     /// The text a derived attribute contributes to its version hash: its expression's `predicateFormat`.
-    var derivationExpressionHashText: String? { derivationExpression?.description ?? _derivationExpressionFormat }
+    /// The expression's format as Core Data hashes it: Apple stores `x.@count` as the function `count:(x)` (the
+    /// corpus model cache of CoreDataPlus SampleModel2 holds `count:(pages)` for a model built with
+    /// `NSExpression(format: "pages.@count")`), and hashes that form.
+    var derivationExpressionHashText: String? {
+        guard let expression = derivationExpression else { return _derivationExpressionFormat }
+        if case .keyPath(let operand, let path) = expression.node, path.hasSuffix(".@count"), case .evaluatedObject = operand.node {
+            let collection = NSExpression(forKeyPath: String(path.dropLast(".@count".count)))
+            return NSExpression(node: .function(target: nil, name: "count:", arguments: [collection])).description
+        }
+        return expression.description
+    }
 }

@@ -21,15 +21,17 @@ enum VersionHasher {
     }
 
     /// A(a) = SHA256(P(a) ‖ attributeType:int32 ‖ [0x01 if external storage] ‖ [0x01 if preserved in history]
-    /// ‖ [derivation expression] ‖ [composite elements' hashes]).
+    /// ‖ [composite elements' hashes]); for a derived attribute SHA256(derivation expression format).
     static func attributeHash(_ attribute: NSAttributeDescription) -> [UInt8] {
+        // A derived attribute hashes as SHA256(its derivation expression's predicateFormat) alone — verified on
+        // CoreDataPlus SampleModel2 (`pagesCount`, "count:(pages)"), whose stored Book hash nothing else reproduces.
+        if let derived = attribute as? NSDerivedAttributeDescription, let expression = derived.derivationExpressionHashText {
+            return SHA2.sha256(Array(expression.utf8))
+        }
         var bytes = propertyBaseHash(attribute)
         append(Int32(truncatingIfNeeded: attribute._attributeType.rawValue), to: &bytes)
         if attribute._allowsExternalBinaryDataStorage { bytes.append(1) }
         if attribute._preservesValueInHistoryOnDeletion { bytes.append(1) }
-        if let derived = attribute as? NSDerivedAttributeDescription, let expression = derived.derivationExpressionHashText {
-            bytes += expression.utf8
-        }
         if let composite = attribute as? NSCompositeAttributeDescription {
             for element in composite._elements.sorted(by: { $0._name.utf8.lexicographicallyPrecedes($1._name.utf8) }) {
                 bytes += attributeHash(element)
