@@ -54,7 +54,7 @@ open class NSEntityMigrationPolicy: NSObject {
         for propertyMapping in mapping.attributeMappings ?? [] {
             guard let name = propertyMapping.name, let expression = propertyMapping.valueExpression else { continue }
             let value = try manager.evaluate(expression, source: sInstance, destination: destination, entityMapping: mapping, propertyMapping: propertyMapping, policy: self)
-            destination.setValue(value, forKey: name)
+            destination.setValue(destination.entity.attributesByName[name].map { Self.converted(value, to: $0.attributeType) } ?? value, forKey: name)
         }
         manager.associate(sourceInstance: sInstance, withDestinationInstance: destination, for: mapping)
     }
@@ -92,6 +92,33 @@ open class NSEntityMigrationPolicy: NSObject {
 
     /// Called when the mapping is done.
     open func end(_ mapping: NSEntityMapping, manager: NSMigrationManager) throws {}
+
+    /// A value converted to an attribute type a lightweight migration can change it to (numbers ↔ strings,
+    /// strings ↔ URIs); other values are returned as they are.
+    static func converted(_ value: Any?, to type: NSAttributeType) -> Any? {
+        guard let value, !(value is NSNull) else { return nil }
+        switch type {
+        case .stringAttributeType:
+            if let url = value as? URL { return url.absoluteString }
+            if value is String { return value }
+            if let number = PredicateNumber(value) {
+                let double = number.doubleValue
+                return double == double.rounded() && abs(double) < 1e15 ? String(Int64(double)) : String(double)
+            }
+            return value
+        case .URIAttributeType:
+            if let text = value as? String { return URL(string: text) }
+            return value
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
+            if let text = value as? String { return Int64(text.trimmingCharacters(in: .whitespaces)).map { NSNumber(value: $0) } ?? Double(text).map { NSNumber(value: Int64($0)) } }
+            return value
+        case .doubleAttributeType, .floatAttributeType, .decimalAttributeType:
+            if let text = value as? String { return Double(text.trimmingCharacters(in: .whitespaces)).map { NSNumber(value: $0) } }
+            return value
+        default:
+            return value
+        }
+    }
 
     /// The managed objects in an expression's value (one object, an array, a set or an ordered set).
     static func objects(in value: Any?) -> [NSManagedObject] {
