@@ -183,6 +183,12 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
         let metadata = try readMetadata()
         let storeHashes = metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]
         if !model.isConfiguration(withName: configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : configurationName, compatibleWithStoreMetadata: metadata) {
+            if let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager, !isReadOnly, !isMigrating {
+                isMigrating = true
+                defer { isMigrating = false }
+                try runStagedMigration(staged, metadata: metadata, to: model)
+                return try openExisting(model: model, tables: tableNames())
+            }
             if migratesAutomatically && !isReadOnly && !isMigrating {
                 isMigrating = true
                 defer { isMigrating = false }

@@ -53,3 +53,15 @@ extension SQLiteStore {
         try connection.replaceContents(with: migrated)
     }
 }
+
+extension SQLiteStore {
+    /// Runs a staged migration (`NSPersistentStoreStagedMigrationManagerOptionKey`) from the version that wrote
+    /// the store — known by its version checksum — to `model`.
+    func runStagedMigration(_ manager: NSStagedMigrationManager, metadata: [String: Any], to model: NSManagedObjectModel) throws {
+        let hashes = (metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]).compactMapValues { $0 as? Data }
+        let checksum = metadata[NSPersistentStoreModelVersionChecksumKey] as? String ?? ModelDigests.versionChecksum(hashes)
+        let directories = ModelPackage.defaultSearchDirectories()
+        let candidates = MigrationModelLookup.candidatePackages(destination: model, directories: directories).flatMap(MigrationModelLookup.versions(of:))
+        try manager.migrateStore(at: URL(fileURLWithPath: path), currentChecksum: checksum, to: model, candidates: candidates)
+    }
+}
