@@ -102,6 +102,20 @@ import Testing
         #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Writer")) == 3)
     }
 
+    @Test func automaticMigrationReportsProgressForAProgressBar() throws {
+        let package = try MigrationTestModels.package()
+        let url = try Self.makeVersion1Store(package)
+        let coordinator = try NSPersistentStoreCoordinator(managedObjectModel: MigrationTestModels.model(package, version: 2))
+        let steps = Locked<[Float]>([])
+        var options = Self.automatic
+        options[OpenCoreDataMigrationProgressHandlerOption] = { (progress: Float) in steps.withLock { $0.append(progress) } }
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
+        let reported = steps.withLock { $0 }
+        #expect(reported.count >= 5)
+        #expect(reported == reported.sorted())
+        #expect(reported.last == 1)
+    }
+
     @Test func migratedSchemaEqualsAFreshStore() throws {
         let package = try MigrationTestModels.package()
         let url = try Self.makeVersion1Store(package)

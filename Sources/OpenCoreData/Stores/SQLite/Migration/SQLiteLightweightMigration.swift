@@ -143,7 +143,8 @@ final class SQLiteLightweightMigration {
 
     /// Copies every migrated entity's rows with their primary keys and `Z_OPT`, converting attributes.
     private func copyRows() throws {
-        for entity in destination.entitiesInOrder {
+        for (index, entity) in destination.entitiesInOrder.enumerated() {
+            progress(0.1 + 0.4 * Float(index) / Float(max(1, destination.entitiesInOrder.count)))
             guard let sourceEntity = sourceEntityByDestination[ObjectIdentifier(entity)], let entityMapping = mappingByDestination[ObjectIdentifier(entity)] else { continue }
             let table = destination.table(for: entity).name
             var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
@@ -298,7 +299,8 @@ final class SQLiteLightweightMigration {
     /// Writes every destination relationship's storage: to-one columns (with polymorphic entity and order
     /// key columns) and join tables.
     private func rebuildRelationships() throws {
-        for table in destination.tables {
+        for (index, table) in destination.tables.enumerated() {
+            progress(0.5 + 0.3 * Float(index) / Float(max(1, destination.tables.count)))
             for column in table.columns {
                 guard case .toOne(let relationship) = column.kind, let pairs = try pairs(for: relationship) else { continue }
                 let entityColumn = table.columns.first(where: { if case .toOneEntity(let r) = $0.kind { return r === relationship }; return false })?.name

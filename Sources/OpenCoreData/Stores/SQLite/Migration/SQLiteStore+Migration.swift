@@ -1,9 +1,26 @@
+/// Store option (an OpenCoreData addition): a `(Float) -> Void` closure called on the adding thread as an
+/// automatic migration advances from 0 to 1 — for a progress bar. Apple reports progress only through
+/// `NSMigrationManager.migrationProgress` and key-value observing, which Linux lacks.
+///
+/// For example:
+/// ```swift
+/// let options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true,
+///                                    NSInferMappingModelAutomaticallyOption: true,
+///                                    OpenCoreDataMigrationProgressHandlerOption: { (progress: Float) in bar.update(progress) }]
+/// ```
+public let OpenCoreDataMigrationProgressHandlerOption = "OpenCoreDataMigrationProgressHandlerOption"
+
 extension SQLiteStore {
     /// Whether the options ask for automatic migration (`NSMigratePersistentStoresAutomaticallyOption`).
     var migratesAutomatically: Bool { Self.flag(options?[NSMigratePersistentStoresAutomaticallyOption]) }
 
     /// Whether the options allow an inferred mapping (`NSInferMappingModelAutomaticallyOption`).
     var infersMappingModel: Bool { Self.flag(options?[NSInferMappingModelAutomaticallyOption]) }
+
+    /// The migration progress handler of the options (`OpenCoreDataMigrationProgressHandlerOption`).
+    var migrationProgressHandler: (Float) -> Void {
+        (options?[OpenCoreDataMigrationProgressHandlerOption] as? (Float) -> Void) ?? { _ in }
+    }
 
     private static func flag(_ value: Any?) -> Bool {
         (value as? Bool) ?? (value as? NSNumber)?.boolValue ?? false
@@ -31,7 +48,7 @@ extension SQLiteStore {
                                      userInfo: [NSFilePathErrorKey: path])
         }
         if SQLiteLightweightMigration.canRun(mapping) {
-            try SQLiteLightweightMigration(connection: connection, sourceModel: sourceModel, destinationModel: model, mapping: mapping).run()
+            try SQLiteLightweightMigration(connection: connection, sourceModel: sourceModel, destinationModel: model, mapping: mapping, progress: migrationProgressHandler).run()
             return
         }
         try migrateWithManager(sourceModel: sourceModel, destinationModel: model, mapping: mapping)
@@ -46,6 +63,7 @@ extension SQLiteStore {
         let scratch = storeURL.deletingLastPathComponent().appendingPathComponent(".\(storeURL.lastPathComponent).migration-\(UUID().uuidString)")
         defer { NSMigrationManager.removeStoreFiles(at: scratch) }
         let manager = NSMigrationManager(sourceModel: sourceModel, destinationModel: destinationModel)
+        manager.progressHandler = migrationProgressHandler
         try manager.migrateStore(from: storeURL, sourceType: NSSQLiteStoreType, options: nil, with: mapping,
                                  toDestinationURL: scratch, destinationType: NSSQLiteStoreType, destinationOptions: nil)
         let migrated = try SQLiteConnection(path: scratch.path, configuration: .init(mode: .readOnly))
