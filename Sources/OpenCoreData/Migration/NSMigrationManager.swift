@@ -132,9 +132,10 @@ open class NSMigrationManager: NSObject, KeyValueCoding {
     static let modelMetadataKeys: Set<String> = [NSStoreModelVersionHashesKey, "NSStoreModelVersionHashesVersion", NSStoreModelVersionIdentifiersKey,
                                                  "NSStoreModelVersionHashesDigest", NSPersistentStoreModelVersionChecksumKey, NSStoreTypeKey, NSPersistenceFrameworkVersionKey]
 
-    /// Removes a store file and its SQLite companions.
+    /// Removes a store file, its SQLite companions and its external-data folder.
     static func removeStoreFiles(at url: URL) {
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        try? FileManager.default.removeItem(at: ExternalBinaryStorage(storePath: url.path).directory.deletingLastPathComponent())
     }
 
     private func runStages(_ mapping: NSMappingModel) throws {
@@ -240,8 +241,8 @@ open class NSMigrationManager: NSObject, KeyValueCoding {
         if let policy { variables[NSMigrationEntityPolicyKey] = policy }
         do {
             return try expression.expressionValueThrowing(with: source, context: variables)
-        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
-            throw error
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain && (1550...1690 ~= error.code || 132_000...134_999 ~= error.code) {
+            throw error  // A Core Data error from a policy or a fetch stays as it is.
         } catch {
             throw CoreDataError.make(NSMigrationError, "The mapping expression \(expression) of \(entityMapping.name ?? "?").\(propertyMapping?.name ?? "") failed: \(error)",
                                      userInfo: [NSUnderlyingErrorKey: error])

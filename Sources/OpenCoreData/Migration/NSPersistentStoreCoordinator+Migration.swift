@@ -1,7 +1,7 @@
 extension NSPersistentStoreCoordinator {
     /// Replaces the store at `destinationURL` with a copy of the store at `sourceURL` (for SQLite, in one
-    /// transaction with SQLite's backup API, so the destination is never half-written); the destination is
-    /// created if missing. Used after `NSMigrationManager.migrateStore` to put the migrated store in place.
+    /// transaction with SQLite's backup API, so the destination is never half-written, and with its external
+    /// binary data files); the destination is created if missing. Used after `NSMigrationManager.migrateStore` to put the migrated store in place.
     ///
     /// For example:
     /// ```swift
@@ -29,6 +29,7 @@ extension NSPersistentStoreCoordinator {
             let destination = try SQLiteConnection(path: destinationURL.path, configuration: .init(mode: .readWriteCreate))
             defer { destination.close() }
             try destination.replaceContents(with: source)
+            try ExternalBinaryStorage.copyFiles(fromStoreAt: sourceURL.path, toStoreAt: destinationURL.path)
         } catch let error as NSError where error.code != NSPersistentStoreOperationError {
             throw CoreDataError.make(NSPersistentStoreOperationError, "Can't replace the store at \(destinationURL.path): \(error.localizedDescription)",
                                      userInfo: [NSUnderlyingErrorKey: error, NSFilePathErrorKey: destinationURL.path])
@@ -53,8 +54,6 @@ extension NSPersistentStoreCoordinator {
         if let store = persistentStore(for: url) { try remove(store) }
         guard url.path != SQLiteStore.inMemoryPath else { return }
         NSMigrationManager.removeStoreFiles(at: url)
-        let support = url.deletingLastPathComponent().appendingPathComponent("." + url.deletingPathExtension().lastPathComponent + "_SUPPORT")
-        try? FileManager.default.removeItem(at: support)
         if FileManager.default.fileExists(atPath: url.path) {
             throw CoreDataError.make(NSPersistentStoreOperationError, "Can't delete the store at \(url.path)", userInfo: [NSFilePathErrorKey: url.path])
         }

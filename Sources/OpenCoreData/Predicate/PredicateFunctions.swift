@@ -311,6 +311,7 @@ enum PredicateFunctions {
 
     /// Invokes a method by name on a value (see the type's documentation for the supported methods).
     static func invoke(_ selector: String, on target: Any?, arguments: [Any?]) throws -> Any? {
+        if let target, let method = FunctionRegistry.method(selector, for: target) { return try method.call(target, arguments) }
         if let custom = target as? PredicateFunctionTarget { return try custom.invokePredicateFunction(selector, arguments: arguments) }
         guard let target = PredicateValue.normalize(target) else { return nil }
         let args = arguments.map(PredicateValue.normalize)

@@ -7,6 +7,17 @@ struct ExternalBinaryStorage {
     /// Whether the store is an in-memory database (`/dev/null`): every value stays in its row.
     let isInMemory: Bool
 
+    /// Copies the external-data files of the store at `source` into the folder of the store at `destination`
+    /// (their names are UUIDs, so nothing is overwritten); used when one store's file replaces another's.
+    static func copyFiles(fromStoreAt source: String, toStoreAt destination: String) throws {
+        let from = ExternalBinaryStorage(storePath: source).directory, to = ExternalBinaryStorage(storePath: destination).directory
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: from.path), !names.isEmpty else { return }
+        try FileManager.default.createDirectory(at: to, withIntermediateDirectories: true)
+        for name in names where !FileManager.default.fileExists(atPath: to.appendingPathComponent(name).path) {
+            try FileManager.default.copyItem(at: from.appendingPathComponent(name), to: to.appendingPathComponent(name))
+        }
+    }
+
     init(storePath: String) {
         isInMemory = storePath == SQLiteStore.inMemoryPath
         let store = URL(fileURLWithPath: storePath)

@@ -69,6 +69,7 @@ extension SQLiteStore {
         let migrated = try SQLiteConnection(path: scratch.path, configuration: .init(mode: .readOnly))
         defer { migrated.close() }
         try connection.replaceContents(with: migrated)
+        try ExternalBinaryStorage.copyFiles(fromStoreAt: scratch.path, toStoreAt: path)
     }
 }
 
