@@ -116,6 +116,38 @@ import Testing
         #expect(reported.last == 1)
     }
 
+    @Test func unorderedRelationshipsBecomeOrdered() throws {
+        // Version 2 here is version 1 with Author.books (inverse to-one) and Book.tags (many-to-many) ordered.
+        let ordered = MigrationTestModels.version1
+            .replacingOccurrences(of: #"<relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="author""#,
+                                  with: #"<relationship name="books" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="author""#)
+            .replacingOccurrences(of: #"<relationship name="tags" optional="YES" toMany="YES" deletionRule="Nullify""#,
+                                  with: #"<relationship name="tags" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify""#)
+        #expect(ordered != MigrationTestModels.version1)
+        let package = try MigrationTestModels.package(version2: ordered)
+        let url = try Self.makeVersion1Store(package)
+        let coordinator = try NSPersistentStoreCoordinator(managedObjectModel: MigrationTestModels.model(package, version: 2))
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: Self.automatic)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Author")
+        request.predicate = NSPredicate(format: "name == 'Ada'")
+        let ada = try #require(try context.fetch(request).first)
+        let books = try #require(ada.value(forKey: "books") as? NSOrderedSet)
+        #expect(Set(books.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "title") as? String }) == ["Engines", "Notes"])
+        let bookRequest = NSFetchRequest<NSManagedObject>(entityName: "Book")
+        bookRequest.predicate = NSPredicate(format: "title == 'Engines'")
+        let engines = try #require(try context.fetch(bookRequest).first)
+        let tags = try #require(engines.value(forKey: "tags") as? NSOrderedSet)
+        #expect(Set(tags.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "label") as? String }) == ["data", "swift"])
+        // Every member has its own position 1…n.
+        let database = try RawDatabase(path: url.path)
+        #expect(try database.rows("SELECT Z_FOK_AUTHOR FROM ZBOOK WHERE ZAUTHOR IS NOT NULL ORDER BY Z_FOK_AUTHOR").map { $0[0].integer } == [1, 2])
+        // Reordering and saving works on the migrated store.
+        ada.mutableOrderedSetValue(forKey: "books").exchangeObject(at: 0, withObjectAt: 1)
+        try context.save()
+    }
+
     @Test func migratedSchemaEqualsAFreshStore() throws {
         let package = try MigrationTestModels.package()
         let url = try Self.makeVersion1Store(package)
