@@ -30,8 +30,11 @@ enum ModelComparison {
             check("template '\(name)' predicate", normalizedPredicate(template.predicateFormat), normalizedPredicate(other.predicateFormat))
             for key in ["fetchLimit", "fetchBatchSize"] { check("template '\(name)' \(key)", template.settings[key] ?? "0", other.settings[key] ?? "0") }
         }
+        // Entity hashes once per model: an unfrozen model recomputes them (super-entities included) on every call.
+        let leftHashes = left.entityVersionHashesByName, rightHashes = right.entityVersionHashesByName
         for (name, entity) in left.entitiesByName {
             guard let other = right.entitiesByName[name] else { continue }
+            check("entity '\(name)': version hash", leftHashes[name], rightHashes[name])
             result += entityDifferences(entity, other).map { "entity '\(name)': \($0)" }
         }
         return result.sorted()
@@ -77,7 +80,6 @@ enum ModelComparison {
             }
         }
         check("fetch indexes", indexes(a), indexes(b))
-        check("version hash", a.versionHash, b.versionHash)
         let aProperties = Dictionary(a._ownProperties.map { ($0._name, $0) }, uniquingKeysWith: { x, _ in x })
         let bProperties = Dictionary(b._ownProperties.map { ($0._name, $0) }, uniquingKeysWith: { x, _ in x })
         check("own properties", Set(aProperties.keys), Set(bProperties.keys))

@@ -34,6 +34,9 @@ public enum ModelCompiler {
     static func compiledArchive(_ model: NSManagedObjectModel, source: URL) throws -> Data {
         let data = try CompiledModelWriter.archive(model)
         let decoded = try CompiledModelReader.model(fromArchive: data)
+        // Both are read-only from here on; frozen, they cache their version hashes for the comparison.
+        model.freeze()
+        decoded.freeze()
         let differences = ModelComparison.differences(model, decoded)
         guard differences.isEmpty else {
             throw ModelFileError.make(source, "the compiled model does not read back equal: \(differences.prefix(3).joined(separator: "; "))")
