@@ -8,10 +8,12 @@ let package = Package(
     products: [
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
         .executable(name: "moody", targets: ["moody"]),
+        .executable(name: "coredata", targets: ["coredata"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // The platform's SQLite (libsqlite3-dev on Debian/Ubuntu).
@@ -44,6 +46,11 @@ let package = Package(
             name: "moody",
             dependencies: ["OpenCoreData"],
             resources: [.copy("Resources/Moody.xcdatamodeld")]
+        ),
+        // The `coredata` command-line tool: `coredata model …` and `coredata store …`.
+        .executableTarget(
+            name: "coredata",
+            dependencies: ["OpenCoreData", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(
             name: "OpenCoreDataTests",

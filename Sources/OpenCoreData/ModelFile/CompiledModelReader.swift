@@ -198,7 +198,8 @@ enum CompiledModelReader {
             entity._isAbstract = try reader.bool("NSIsAbstract", of: index)
             entity._userInfo = try userInfo(of: index)
             entity._versionHashModifier = try reader.string("NSVersionHashModifier", of: index)
-            entity._renamingIdentifier = try reader.string("NSRenamingIdentifier", of: index)
+            // Core Data writes the name when no renaming identifier is set.
+            entity._renamingIdentifier = try reader.string("NSRenamingIdentifier", of: index).flatMap { $0 == name ? nil : $0 }
             entity._uniquenessConstraints = try nameLists("NSUniqueTuples", of: index)
             entity._compoundIndexes = try nameLists("NSCompoundIndexes", of: index)
             var indexes: [NSFetchIndexDescription] = []
@@ -273,7 +274,7 @@ enum CompiledModelReader {
             property._isStoredInExternalRecord = try reader.bool("NSIsStoredInExternalRecord", of: index)
             property._userInfo = try userInfo(of: index)
             property._versionHashModifier = try reader.string("NSVersionHashModifier", of: index)
-            property._renamingIdentifier = try reader.string("NSRenamingIdentifier", of: index)
+            property._renamingIdentifier = try reader.string("NSRenamingIdentifier", of: index).flatMap { $0 == name ? nil : $0 }
             let predicates = try reader.elements("NSValidationPredicates", of: index)
             let warnings = try reader.elements("NSValidationWarnings", of: index)
             guard predicates.count == warnings.count else { throw fail(index, "NSValidationPredicates and NSValidationWarnings differ in length") }
@@ -379,7 +380,7 @@ enum CompiledModelReader {
         /// An NSFetchRequest as a model template: entity, predicate, and the settings the XML format knows.
         func decodeFetchRequestTemplate(_ index: Int) throws(KeyedArchiveError) -> FetchRequestTemplate {
             _ = try expectClass(index, ["NSFetchRequest"])
-            var entityName = try reader.string("_NSEntityName", of: index)
+            var entityName: String?
             if let entity = try reader.reference("NSEntity", of: index) {
                 entityName = try reader.string("NSEntityName", of: entity)
             }

@@ -1,10 +1,11 @@
 /// Finds and reads model files: `.xcdatamodeld` packages (versioned), `.xcdatamodel` packages (one
 /// version, XML `contents`), and the plain `contents` file itself.
 enum ModelPackage {
-    /// The file extensions of model packages OpenCoreData reads.
-    static let sourceExtensions: Set<String> = ["xcdatamodeld", "xcdatamodel"]
+    /// The file extensions of model packages OpenCoreData reads: compiled (`.momd`, `.mom`) and source.
+    static let sourceExtensions: Set<String> = ["xcdatamodeld", "xcdatamodel", "momd", "mom"]
 
-    /// Loads the model at `url`: the current version of an `.xcdatamodeld`, or an `.xcdatamodel`.
+    /// Loads the model at `url`: the current version of an `.xcdatamodeld` or a `.momd`, an `.xcdatamodel` or a
+    /// `.mom`.
     static func load(_ url: URL) throws -> NSManagedObjectModel {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -15,8 +16,10 @@ enum ModelPackage {
             return try loadVersion(named: currentVersionName(of: url), in: url)
         case "xcdatamodel":
             return try loadXCDataModel(url)
-        case "mom", "momd":
-            throw ModelFileError.make(url, "compiled models (.mom/.momd) are not supported yet; load the .xcdatamodeld source package")
+        case "mom":
+            return try CompiledModelPackage.loadMOM(url)
+        case "momd":
+            return try CompiledModelPackage.loadMOMD(url)
         default:
             if !isDirectory.boolValue && url.lastPathComponent == "contents" { return try loadContents(url) }
             throw ModelFileError.make(url, "not a model package (expected a .xcdatamodeld or .xcdatamodel)")
@@ -126,12 +129,12 @@ enum ModelPackage {
 }
 
 extension NSManagedObjectModel {
-    /// Loads a model from an Xcode model package: the current version of an `.xcdatamodeld`, or an
-    /// `.xcdatamodel`. Returns `nil` if the model cannot be read; use `init(validatingContentsOf:)` to learn why.
+    /// Loads a model: a compiled `.momd` (its current version, from `VersionInfo.plist`) or `.mom`, as Apple's
+    /// Core Data does, or an Xcode source package — the current version of an `.xcdatamodeld`, or an `.xcdatamodel`.
+    /// Returns `nil` if the model cannot be read; use `init(validatingContentsOf:)` to learn why.
     ///
-    /// Apple's Core Data loads compiled `.mom`/`.momd` models here; OpenCoreData reads the source packages,
-    /// because Linux has no model compiler (see DEVIATIONS.md). With SwiftPM, ship the `.xcdatamodeld` as a
-    /// `.copy` resource and load it portably:
+    /// With SwiftPM, ship the `.xcdatamodeld` (or a `.momd` made by `coredata model compile`) as a `.copy` resource
+    /// and load it portably:
     /// ```swift
     /// let url = Bundle.module.url(forResource: "Moody", withExtension: "xcdatamodeld")!
     /// let model = NSManagedObjectModel(contentsOf: url)!

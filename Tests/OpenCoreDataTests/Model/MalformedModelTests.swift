@@ -153,10 +153,18 @@ import Testing
         #expect(try NSManagedObjectModel(validatingContentsOf: versioned, versionName: "B").entities.count == 2)
     }
 
-    @Test func compiledModelsAreRefusedClearly() throws {
+    @Test func malformedCompiledModelsAreRefusedClearly() throws {
         let momd = try TemporaryDirectory.make().appendingPathComponent("Model.momd")
         try FileManager.default.createDirectory(at: momd, withIntermediateDirectories: true)
-        Self.expectCoreDataError(try #require(throws: NSError.self) { try NSManagedObjectModel(validatingContentsOf: momd) }, mentions: [".mom/.momd", "not supported"])
+        Self.expectCoreDataError(try #require(throws: NSError.self) { try NSManagedObjectModel(validatingContentsOf: momd) }, mentions: ["contains no .mom file"])
+        let mom = momd.appendingPathComponent("Model.mom")
+        try Data("not an archive".utf8).write(to: mom)
+        let error = try #require(throws: NSError.self) { try NSManagedObjectModel(validatingContentsOf: mom) }
+        Self.expectCoreDataError(error, mentions: ["not a valid compiled model"])
+        #expect((error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == 4864)  // NSCoderReadCorruptError
+        #expect(NSManagedObjectModel(contentsOf: momd) == nil)
+        try Data("not a plist".utf8).write(to: momd.appendingPathComponent("VersionInfo.plist"))
+        Self.expectCoreDataError(try #require(throws: NSError.self) { try NSManagedObjectModel(validatingContentsOf: momd) }, mentions: ["malformed property list"])
     }
 
     @Test func xcode3BinaryModelIsRefused() throws {

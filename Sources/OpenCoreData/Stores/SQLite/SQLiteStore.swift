@@ -149,6 +149,7 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
                 insertEntity.reset()
             }
             try writeMetadataRow(metadata, uuid: uuid, insert: true)
+            try writeModelCache(for: model)
         }
         super.metadata = metadata.merging([NSStoreUUIDKey: uuid]) { $1 }
         metadataNeedsWriting = false

@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+
+/// The `coredata` executable, run as a subprocess: `model compile` and `store model` on good input, and one-line
+/// errors with a non-zero exit status on bad input.
+@Suite("coredata command-line tool", .enabled(if: CoreDataTool.executable != nil, "the coredata executable is not built next to the test bundle: tool tests skipped"))
+struct CoreDataToolTests {
+    @Test("model compile: .xcdatamodeld → .momd that loads with the source's hashes; .xcdatamodel → .mom")
+    func compile() throws {
+        let source = try #require(Bundle.module.url(forResource: "Library", withExtension: "xcdatamodeld"))
+        let output = try TemporaryDirectory.make().appendingPathComponent("Library.momd")
+        let result = try CoreDataTool.run(["model", "compile", source.path, output.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Compiled Library.xcdatamodeld"))
+        let compiled = try NSManagedObjectModel(validatingContentsOf: output)
+        let xml = try NSManagedObjectModel(validatingContentsOf: source)
+        #expect(compiled.entityVersionHashesByName == xml.entityVersionHashesByName)
+        #expect(try NSManagedObjectModel.checksumsForVersionedModel(at: output).count == 2)
+
+        let version = source.appendingPathComponent("Library 2.xcdatamodel")
+        let mom = output.deletingLastPathComponent().appendingPathComponent("Library2.mom")
+        #expect(try CoreDataTool.run(["model", "compile", version.path, mom.path]).status == 0)
+        #expect(NSManagedObjectModel(contentsOf: mom)?.entityVersionHashesByName == (try NSManagedObjectModel(validatingContentsOf: version)).entityVersionHashesByName)
+    }
+
+    @Test("store model prints the cached model of the Moody store: entities, attribute types, relationships, hashes",
+          .enabled(if: Corpus.isAvailable, Corpus.missingMessage))
+    func storeModel() throws {
+        let store = try Corpus.storeCopy("objcio__core-data__Moody.moody")
+        let result = try CoreDataTool.run(["store", "model", store.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty)
+        let metadata = try RawStoreMetadata.read(store)
+        let hashes = try #require(metadata[NSStoreModelVersionHashesKey] as? [String: Data])
+        #expect(hashes.count == 4)
+        for (entity, hash) in hashes {
+            #expect(result.stdout.contains("Entity \(entity)"), "\(entity)")
+            #expect(result.stdout.contains("version hash: \(hash.base64EncodedString())"), "\(entity)")
+        }
+        // Facts of Moody's model (corpus XML objcio__core-data__Moody__Migrations-Moody_1.xml), written out by hand.
+        #expect(result.stdout.contains("Entity GeographicRegion (class NSManagedObject, abstract)"))
+        #expect(result.stdout.contains("attribute date: Date\n"))
+        #expect(result.stdout.contains("attribute colors: Transformable (optional, transformer ColorsTransformer)"))
+        #expect(result.stdout.contains("relationship country → Country (to-one, optional, inverse moods, nullify)"))
+        #expect(result.stdout.contains("relationship countries → Continent") == false)
+        #expect(result.stdout.contains("relationship countries → Country (to-many, inverse continent, nullify)"))
+    }
+
+    @Test("bad input: one line on stderr naming the problem, exit status 1, no crash",
+          arguments: ["missing", "text", "plain-sqlite", "no-cache", "bad-model", "wrong-output", "no-arguments"])
+    func badInput(_ kind: String) throws {
+        let directory = try TemporaryDirectory.make()
+        var arguments: [String]
+        var fragment: String
+        switch kind {
+        case "missing":
+            arguments = ["store", "model", directory.appendingPathComponent("none.sqlite").path]
+            fragment = "No store file"
+        case "text":
+            let file = directory.appendingPathComponent("notes.sqlite")
+            try Data(repeating: 0x20, count: 2048).write(to: file)
+            arguments = ["store", "model", file.path]
+            fragment = "not an SQLite database"
+        case "plain-sqlite":
+            let file = directory.appendingPathComponent("plain.sqlite")
+            try ModelCacheStoreTests.execute("CREATE TABLE t (x)", in: file)
+            arguments = ["store", "model", file.path]
+            fragment = "not a Core Data store"
+        case "no-cache":
+            guard Corpus.isAvailable else { return }
+            arguments = ["store", "model", try Corpus.storeCopy("ooper-shlab__CoreDataBooks1.5-Swift__CoreDataBooks.CDBStore").path]
+            fragment = "no model cache"
+        case "bad-model":
+            let package = directory.appendingPathComponent("Broken.xcdatamodel")
+            try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+            try Data("<model><entity name=\"A\"><attribute name=\"x\" attributeType=\"Nope\"/></entity></model>".utf8)
+                .write(to: package.appendingPathComponent("contents"))
+            arguments = ["model", "compile", package.path, directory.appendingPathComponent("Broken.mom").path]
+            fragment = "unknown attributeType 'Nope'"
+        case "wrong-output":
+            let source = try #require(Bundle.module.url(forResource: "Library", withExtension: "xcdatamodeld"))
+            arguments = ["model", "compile", source.path, directory.appendingPathComponent("Library.mom").path]
+            fragment = ".momd"
+        default:
+            arguments = ["store", "model"]
+            fragment = "Missing expected argument"
+        }
+        let result = try CoreDataTool.run(arguments)
+        #expect(result.status != 0)
+        #expect(result.status < 128, "terminated by a signal")
+        #expect(result.stderr.contains(fragment), "\(result.stderr)")
+        #expect(result.stdout.isEmpty || kind == "no-arguments")
+        if kind != "no-arguments" {
+            let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: true)
+            #expect(lines.count == 1, "\(result.stderr)")
+            #expect(!result.stderr.contains("Domain="), "an NSError dump instead of a message")
+        }
+    }
+}
+
+/// Finds and runs the `coredata` executable built next to the test bundle (`.build/<configuration>/`).
+enum CoreDataTool {
+    static let executable: URL? = {
+        let testBinary = URL(fileURLWithPath: ChildProcess.executable).resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        // On macOS the test binary sits inside `OpenCoreDataPackageTests.xctest/Contents/MacOS`.
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("coredata")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }()
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        let tool: URL = try #require(executable, "the coredata executable is not built")
+        process.executableURL = tool
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // stdout is read to its end first; the tool writes at most a line to stderr, far below a pipe's buffer.
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+    }
+}
