@@ -50,7 +50,7 @@ let package = Package(
         // The `coredata` command-line tool: `coredata model …` and `coredata store …`.
         .executableTarget(
             name: "coredata",
-            dependencies: ["OpenCoreData", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["OpenCoreData", "CSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(
             name: "OpenCoreDataTests",

@@ -1,6 +1,14 @@
 // `coredata`: command-line tools for Core Data models and stores, on Linux.
 //
+//     coredata model show Moody.xcdatamodeld
+//     coredata model diff "Moody 5.xcdatamodel" "Moody 6.xcdatamodel"
+//     coredata model codegen Moody.xcdatamodeld --output Sources/Model
 //     coredata model compile Moody.xcdatamodeld Moody.momd
+//     coredata store info Moody.sqlite --model Moody.xcdatamodeld
+//     coredata store query Moody.sqlite --entity Mood --predicate "rating > 3" --sort -date --limit 5
+//     coredata store schema Moody.xcdatamodeld
+//     coredata store migrate Moody.sqlite --model Moody.xcdatamodeld
+//     coredata store check Moody.sqlite
 //     coredata store model Moody.sqlite
 
 import ArgumentParser
@@ -20,7 +28,7 @@ struct ModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
         abstract: "Work with Core Data models.",
-        subcommands: [ModelCompileCommand.self]
+        subcommands: [ModelShowCommand.self, ModelDiffCommand.self, ModelCodegenCommand.self, ModelCompileCommand.self]
     )
 }
 
@@ -29,6 +37,6 @@ struct StoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
         abstract: "Work with Core Data SQLite stores.",
-        subcommands: [StoreModelCommand.self]
+        subcommands: [StoreInfoCommand.self, StoreQueryCommand.self, StoreSchemaCommand.self, StoreMigrateCommand.self, StoreCheckCommand.self, StoreModelCommand.self]
     )
 }
