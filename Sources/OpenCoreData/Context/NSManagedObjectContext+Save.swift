@@ -96,9 +96,10 @@ extension NSManagedObjectContext {
             let deleted = deletedSet.array.filter { !$0._isInserted }
             // A read-only store refuses before anything is written (permanent IDs write the store's key counters).
             for object in inserted where object.objectID.isTemporaryID {
-                if let store = coordinator.store(for: object.entity), store.isReadOnly { throw Self.readOnlyStoreError(store, object) }
+                if let store = destinationStore(for: object, coordinator), store.isReadOnly { throw Self.readOnlyStoreError(store, object) }
             }
             try obtainPermanentIDs(for: inserted.filter { $0.objectID.isTemporaryID })
+            try refuseCrossStoreRelationships(inserted + updated)
             var changesByStore: [ObjectIdentifier: (store: SnapshotStore, changes: StoreSaveChanges)] = [:]
             func add(_ object: NSManagedObject, _ edit: (inout StoreSaveChanges) -> Void) throws {
                 guard let store = coordinator.store(for: object.objectID) else {
@@ -223,10 +224,11 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(NSPersistentStoreOperationError, "This context has no persistent store coordinator.")
         }
         let temporary = objects.filter { $0.objectID.isTemporaryID }
-        let byEntity = Dictionary(grouping: temporary) { ObjectIdentifier($0.entity) }
-        for (_, group) in byEntity {
+        // By entity and destination store (several stores may hold an entity: `assign(_:to:)` chooses).
+        let byEntity = Dictionary(grouping: temporary) { [ObjectIdentifier($0.entity), destinationStore(for: $0, coordinator).map(ObjectIdentifier.init)] }
+        for (_, group) in byEntity.sorted(by: { ($0.value[0].entity.name ?? "") < ($1.value[0].entity.name ?? "") }) {
             let entity = group[0].entity
-            guard let store = coordinator.store(for: entity) else {
+            guard let store = destinationStore(for: group[0], coordinator) else {
                 throw CoreDataError.make(NSPersistentStoreOperationError, "No persistent store holds the entity \(entity.name ?? "?")")
             }
             let ids = try coordinator.withLock(for: self) { try store.newObjectIDs(for: group) }
@@ -235,6 +237,7 @@ extension NSManagedObjectContext {
             }
             for (object, newID) in zip(group, ids) {
                 let oldID = object.objectID
+                storeAssignments[oldID] = nil
                 reassign(object, to: newID)
                 // Ancestors that received this object from a child save move it to the permanent ID too.
                 if let parent = _parent { parent.performAndWait { parent.adoptPermanentID(newID, replacing: oldID) } }

@@ -1,0 +1,77 @@
+/// Several stores behind one coordinator, as the context sees them: choosing the store of a new object whose
+/// entity is in more than one store (`assign(_:to:)`), and refusing relationships between objects of different
+/// stores when saving.
+extension NSManagedObjectContext {
+    /// Puts a newly inserted object into `store` (when its entity is in several of the coordinator's stores, an
+    /// unassigned object goes to the first one). The object must not have been saved yet, and the store's
+    /// configuration must hold its entity.
+    ///
+    /// For example:
+    /// ```swift
+    /// let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
+    /// context.assign(note, to: archiveStore)
+    /// try context.save()   // note.objectID.persistentStore === archiveStore
+    /// ```
+    public func assign(_ object: Any, to store: NSPersistentStore) {
+        checkConfinement()
+        guard let object = object as? NSManagedObject else {
+            preconditionFailure("assign(_:to:) takes a managed object, not \(ValueConversion.typeName(object))")
+        }
+        precondition(object.managedObjectContext === self, "assign(_:to:): the object \(object.objectID) is not in this context")
+        guard object.objectID.isTemporaryID else {
+            precondition(object.objectID.persistentStore === store,
+                         "Can't reassign an object to a different store once it has been saved (\(object.objectID))")
+            return
+        }
+        guard let coordinator = persistentStoreCoordinator, coordinator.persistentStores.contains(where: { $0 === store }) else {
+            preconditionFailure("assign(_:to:): the store \(store) is not a store of this context's coordinator")
+        }
+        precondition(coordinator.configuration(of: store, holds: object.entity),
+                     "assign(_:to:): the store's configuration '\(store.configurationName)' does not hold the entity \(object.entity.name ?? "?")")
+        storeAssignments[object.objectID] = store
+    }
+
+    /// The store a new object will be saved to: the one it was assigned to, else the first that holds its entity.
+    func destinationStore(for object: NSManagedObject, _ coordinator: NSPersistentStoreCoordinator) -> SnapshotStore? {
+        if let assigned = storeAssignments[object.objectID] as? SnapshotStore,
+            coordinator.persistentStores.contains(where: { $0 === assigned })
+        {
+            return assigned
+        }
+        if !object.objectID.isTemporaryID { return coordinator.store(for: object.objectID) }
+        return coordinator.store(for: object.entity)
+    }
+
+    /// Core Data keeps no relationship across stores: a save whose objects (with permanent IDs by now) refer to an
+    /// object of another store fails with `NSPersistentStoreIncompatibleSchemaError` (134020), as Apple's does, with
+    /// the underlying reason "CoreData does not support persistent cross-store relationships".
+    func refuseCrossStoreRelationships(_ objects: [NSManagedObject]) throws {
+        func store(_ object: NSManagedObject) -> NSPersistentStore? { object.objectID.persistentStore }
+        for object in objects {
+            guard let own = store(object) else { continue }
+            var offending: (NSRelationshipDescription, NSManagedObject)?
+            for (index, relationship) in object.layout.toOneRelationships.enumerated() where !relationship.isTransient && offending == nil {
+                if index < object.toOneValues.count, case .object(let destination) = object.toOneValues[index],
+                    let other = store(destination), other !== own
+                {
+                    offending = (relationship, destination)
+                }
+            }
+            for (index, relationship) in object.layout.toManyRelationships.enumerated() where !relationship.isTransient && offending == nil {
+                guard index < object.toManyValues.count, case .members(let members) = object.toManyValues[index] else { continue }
+                if let destination = members.objects.first(where: { store($0).map { $0 !== own } ?? false }) {
+                    offending = (relationship, destination)
+                }
+            }
+            if let (relationship, destination) = offending {
+                let reason = "CoreData does not support persistent cross-store relationships"
+                throw CoreDataError.make(
+                    NSPersistentStoreIncompatibleSchemaError,
+                    "\(reason): \(object.entity.name ?? "?").\(relationship.name) of \(object.objectID) leads to \(destination.objectID) in another store",
+                    userInfo: ["NSUnderlyingException": reason, NSAffectedObjectsErrorKey: [object, destination],
+                               NSAffectedStoresErrorKey: [own, destination.objectID.persistentStore].compactMap { $0 }])
+            }
+        }
+    }
+}
+
