@@ -171,6 +171,7 @@ extension NSManagedObjectContext {
             object._isInserted = false
             object._isUpdated = false
         }
+        noteUnregistered(deleted.map(\.objectID))
         for object in deleted + insertedSet.array.filter(\._isDeleted) {
             registry[object.objectID] = nil
             object._isDeleted = false
@@ -251,6 +252,7 @@ extension NSManagedObjectContext {
         let registration = registry.removeValue(forKey: object.objectID)
         object._objectID = newID
         registry[newID] = registration ?? Registration(object, strong: true)
+        if case .reference = newID.key { noteRegistered([newID]) }
     }
 
     // MARK: Conflicts

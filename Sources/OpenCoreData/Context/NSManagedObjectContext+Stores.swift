@@ -42,6 +42,29 @@ extension NSManagedObjectContext {
         return coordinator.store(for: object.entity)
     }
 
+    /// Tells custom incremental stores that this context registered objects of theirs (only IDs made from reference
+    /// objects can belong to one, so other IDs cost nothing).
+    func noteRegistered(_ objectIDs: [NSManagedObjectID]) {
+        notifyIncrementalStores(objectIDs) { $0.managedObjectContextDidRegisterObjects(with: $1) }
+    }
+
+    /// Tells custom incremental stores that this context no longer has objects of theirs.
+    func noteUnregistered(_ objectIDs: [NSManagedObjectID]) {
+        notifyIncrementalStores(objectIDs) { $0.managedObjectContextDidUnregisterObjects(with: $1) }
+    }
+
+    private func notifyIncrementalStores(_ objectIDs: [NSManagedObjectID], _ call: (NSIncrementalStore, [NSManagedObjectID]) -> Void) {
+        var byStore: [ObjectIdentifier: (NSIncrementalStore, [NSManagedObjectID])] = [:]
+        for objectID in objectIDs {
+            guard case .reference = objectID.key, let store = objectID.persistentStore as? NSIncrementalStore else { continue }
+            byStore[ObjectIdentifier(store), default: (store, [])].1.append(objectID)
+        }
+        guard !byStore.isEmpty, let coordinator = persistentStoreCoordinator else { return }
+        coordinator.withLock(for: self) {
+            for (store, ids) in byStore.values { call(store, ids) }
+        }
+    }
+
     /// Core Data keeps no relationship across stores: a save whose objects (with permanent IDs by now) refer to an
     /// object of another store fails with `NSPersistentStoreIncompatibleSchemaError` (134020), as Apple's does, with
     /// the underlying reason "CoreData does not support persistent cross-store relationships".

@@ -59,13 +59,13 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
     /// let id = newObjectID(for: bookEntity, referenceObject: 42)
     /// referenceObject(for: id) as? Int   // 42
     /// ```
-    public final func newObjectID(for entity: NSEntityDescription, referenceObject data: Any) -> NSManagedObjectID {
+    open func newObjectID(for entity: NSEntityDescription, referenceObject data: Any) -> NSManagedObjectID {
         let reference = NSManagedObjectID.ReferenceObject(value: (data as? AnyHashable) ?? AnyHashable("\(data)"))
         return NSManagedObjectID(entity: entity, key: .reference(reference), store: self)
     }
 
     /// The reference object an object ID of this store was made from.
-    public final func referenceObject(for objectID: NSManagedObjectID) -> Any {
+    open func referenceObject(for objectID: NSManagedObjectID) -> Any {
         if case .reference(let reference) = objectID.key { return reference.value.base }
         if case .primaryKey(let key) = objectID.key { return key }
         return objectID.uriRepresentation().absoluteString
