@@ -302,8 +302,11 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// The store of an object ID (temporary IDs have none yet).
     func store(for objectID: NSManagedObjectID) -> SnapshotStore? {
-        if let store = objectID.persistentStore as? SnapshotStore { return store }
-        return objectID.isTemporaryID ? nil : store(for: objectID.entity)
+        if let store = objectID.persistentStore as? SnapshotStore, store.persistentStoreCoordinator === self { return store }
+        if objectID.isTemporaryID { return nil }
+        // An ID made by another coordinator on the same store file: this coordinator's store with that identifier.
+        if let same = persistentStores.first(where: { $0.identifier == objectID.storeIdentifier }) as? SnapshotStore { return same }
+        return store(for: objectID.entity)
     }
 }
 

@@ -15,6 +15,10 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case inMemory
     /// `NSSQLiteStoreType`, on a fresh file in a temporary directory.
     case sqlite
+    /// `NSBinaryStoreType` (an `NSAtomicStore`), on a fresh file in a temporary directory.
+    case binary
+    /// `JSONFileStore`: a custom `NSIncrementalStore` written in the tests, one JSON file per entity.
+    case customIncremental
 
     var testDescription: String { rawValue }
 
@@ -23,6 +27,10 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         switch self {
         case .inMemory: return NSInMemoryStoreType
         case .sqlite: return NSSQLiteStoreType
+        case .binary: return NSBinaryStoreType
+        case .customIncremental:
+            JSONFileStore.register()
+            return JSONFileStore.typeName
         }
     }
 
@@ -31,6 +39,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         switch self {
         case .inMemory: return nil
         case .sqlite: return "Store.sqlite"
+        case .binary: return "Store.binarystore"
+        case .customIncremental: return "JSONStore"
         }
     }
 
@@ -45,7 +55,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// (`owner.name != 'x'` drops objects with no owner).
     var inequalityMatchesNil: Bool {
         switch self {
-        case .inMemory: return true
+        case .inMemory, .binary, .customIncremental: return true   // evaluated in memory
         case .sqlite: return false
         }
     }
@@ -55,7 +65,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// `Decimal` itself.
     var keepsDecimalsExactly: Bool {
         switch self {
-        case .inMemory: return true
+        case .inMemory, .binary, .customIncremental: return true   // decimal strings in the file
         case .sqlite: return false
         }
     }
