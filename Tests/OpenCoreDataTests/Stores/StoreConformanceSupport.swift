@@ -22,6 +22,11 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
+    /// The stores that execute batch requests (`NSBatchInsertRequest`, `NSBatchUpdateRequest`, `NSBatchDeleteRequest`):
+    /// Apple's SQLite store, and OpenCoreData's in-memory store. Atomic and custom stores refuse them with
+    /// `NSPersistentStoreUnsupportedRequestTypeError`, as Apple's do.
+    static let batchCapable: [StoreKind] = [.inMemory, .sqlite]
+
     /// The type string passed to `addPersistentStore(ofType:…)`.
     var storeType: String {
         switch self {
