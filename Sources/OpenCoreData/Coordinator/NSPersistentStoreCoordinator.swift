@@ -270,12 +270,19 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         registerStoreClass(storeClass, forStoreType: type.rawValue)
     }
 
-    /// The registered store types and their classes (as `NSValue`s holding the class, as Apple returns them).
+    /// The registered store types and their classes, as `NSValue`s holding the class's address (Apple's hold it as a
+    /// pointer, `^v`, which swift-corelibs-foundation's `NSValue` cannot hold: here it is an unsigned 64-bit integer,
+    /// `Q`; see DEVIATIONS.md).
+    ///
+    /// For example:
+    /// ```swift
+    /// NSPersistentStoreCoordinator.registeredStoreTypes.keys.sorted()   // ["Binary", "InMemory", "SQLite", …]
+    /// ```
     open class var registeredStoreTypes: [String: NSValue] {
         registry.withLock { registry in
             registry.mapValues { storeClass in
-                var pointer = UnsafeRawPointer(Unmanaged.passUnretained(storeClass as AnyObject).toOpaque())
-                return NSValue(bytes: &pointer, objCType: "^v")
+                var address = UInt64(UInt(bitPattern: Unmanaged.passUnretained(storeClass as AnyObject).toOpaque()))
+                return NSValue(bytes: &address, objCType: "Q")
             }
         }
     }
