@@ -166,3 +166,14 @@ struct IncrementalStoreRegistrationTests {
         }
     }
 }
+
+@Suite("Class-level metadata of a custom incremental store that does not override it")
+struct IncrementalStoreDefaultMetadataTests {
+    @Test("metadataForPersistentStore asks a store of the class for its loadMetadata()")
+    func defaultMetadataComesFromLoadMetadata() throws {
+        NSPersistentStoreCoordinator.registerStoreClass(DictionaryStore.self, forStoreType: DictionaryStore.typeName)
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: DictionaryStore.typeName, at: URL(fileURLWithPath: "/dev/null"))
+        #expect(metadata[NSStoreUUIDKey] as? String == "DICTIONARY-STORE-1")
+        #expect(metadata[NSStoreTypeKey] as? String == DictionaryStore.typeName)
+    }
+}
