@@ -68,21 +68,28 @@ extension NSManagedObjectContext {
     /// Core Data keeps no relationship across stores: a save whose objects (with permanent IDs by now) refer to an
     /// object of another store fails with `NSPersistentStoreIncompatibleSchemaError` (134020), as Apple's does, with
     /// the underlying reason "CoreData does not support persistent cross-store relationships".
+    ///
+    /// Stores are compared by identifier (an ID made by another coordinator on the same file names the same store),
+    /// and a coordinator with one store skips the check.
     func refuseCrossStoreRelationships(_ objects: [NSManagedObject]) throws {
-        func store(_ object: NSManagedObject) -> NSPersistentStore? { object.objectID.persistentStore }
+        guard let coordinator = persistentStoreCoordinator, coordinator.persistentStores.count > 1 else { return }
+        func store(_ object: NSManagedObject) -> String? {
+            let identifier = object.objectID.storeIdentifier
+            return identifier.isEmpty ? nil : identifier
+        }
         for object in objects {
             guard let own = store(object) else { continue }
             var offending: (NSRelationshipDescription, NSManagedObject)?
             for (index, relationship) in object.layout.toOneRelationships.enumerated() where !relationship.isTransient && offending == nil {
                 if index < object.toOneValues.count, case .object(let destination) = object.toOneValues[index],
-                    let other = store(destination), other !== own
+                    let other = store(destination), other != own
                 {
                     offending = (relationship, destination)
                 }
             }
             for (index, relationship) in object.layout.toManyRelationships.enumerated() where !relationship.isTransient && offending == nil {
                 guard index < object.toManyValues.count, case .members(let members) = object.toManyValues[index] else { continue }
-                if let destination = members.objects.first(where: { store($0).map { $0 !== own } ?? false }) {
+                if let destination = members.objects.first(where: { store($0).map { $0 != own } ?? false }) {
                     offending = (relationship, destination)
                 }
             }
@@ -92,7 +99,7 @@ extension NSManagedObjectContext {
                     NSPersistentStoreIncompatibleSchemaError,
                     "\(reason): \(object.entity.name ?? "?").\(relationship.name) of \(object.objectID) leads to \(destination.objectID) in another store",
                     userInfo: ["NSUnderlyingException": reason, NSAffectedObjectsErrorKey: [object, destination],
-                               NSAffectedStoresErrorKey: [own, destination.objectID.persistentStore].compactMap { $0 }])
+                               NSAffectedStoresErrorKey: [object.objectID, destination.objectID].compactMap { coordinator.store(for: $0) }])
             }
         }
     }

@@ -187,6 +187,30 @@ struct MultipleStoresTests {
         }
     }
 
+    @Test("an object ID made by another coordinator on the same store files is not another store")
+    func idsFromAnotherCoordinatorOfTheSameFilesAreTheSameStore() throws {
+        let stack = try TwoStoreStack()
+        let writer = stack.newContext()
+        let bookID = try writer.performAndWait {
+            let book = writer.insertObject("Book", ["title": "Earthsea"])
+            try writer.save()
+            return book.objectID
+        }
+        let other = try TwoStoreStack(directory: stack.directory)
+        let context = other.newContext()
+        try context.performAndWait {
+            let book = context.object(with: bookID)   // an ID of the first coordinator's store object
+            #expect(bookID.persistentStore !== other.library)
+            let author = context.insertObject("Author", ["name": "Le Guin"])
+            book.setValue(author, forKey: "author")
+            try context.save()
+        }
+        let reader = try TwoStoreStack(directory: stack.directory).newContext()
+        try reader.performAndWait { () throws in
+            #expect(try reader.only("Book", "title", "Earthsea").value(forKeyPath: "author.name") as? String == "Le Guin")
+        }
+    }
+
     @Test("the coordinator finds stores by URL, moves them with setURL(_:for:), and posts Apple's store notifications")
     func storeLookupAndNotifications() throws {
         let stack = try TwoStoreStack()
