@@ -97,9 +97,11 @@ struct FetchPlan {
             // A child fetches through its parent, whose unsaved changes count; rows come as faults that fire there.
             let (entity, predicate, sortDescriptors, includesSubentities) = (self.entity, storePredicate, self.sortDescriptors, self.includesSubentities)
             let (limit, offset) = limitInStore ? (fetchLimit, fetchOffset) : (0, 0)
+            let affectedStores = self.affectedStores
             let ids = try parent.performAndWait {
                 try parent.objectIDsForChild(entity: entity, predicate: predicate, sortDescriptors: sortDescriptors,
-                                             includesSubentities: includesSubentities, fetchLimit: limit, fetchOffset: offset)
+                                             includesSubentities: includesSubentities, fetchLimit: limit, fetchOffset: offset,
+                                             affectedStores: affectedStores)
             }
             return ids.map { ($0, nil) }
         }

@@ -89,6 +89,10 @@ extension NSManagedObjectContext {
     /// Writes the changes to the stores, resolving conflicts with the merge policy and retrying.
     private func saveToStores(_ coordinator: NSPersistentStoreCoordinator) throws {
         var attempts = 0
+        // With several stores, a store that already applied its part keeps it when another store's part conflicts:
+        // a retry after the merge policy resolved the conflict sends it nothing again.
+        var committedStores = Set<ObjectIdentifier>()
+        var changedByStores = Set<NSManagedObjectID>()
         while true {
             attempts += 1
             let inserted = insertedSet.array.filter { !$0._isDeleted }
@@ -127,11 +131,14 @@ extension NSManagedObjectContext {
             for object in deleted where !object.objectID.isTemporaryID {
                 try add(object) { $0.deletes.append(.init(objectID: object.objectID, expectedVersion: object.committedSnapshot?.version ?? 0)) }
             }
-            var changedByStores = Set<NSManagedObjectID>()
             do {
                 try coordinator.withLock(for: self) {
-                    for (_, entry) in changesByStore where !entry.changes.isEmpty {
+                    // In the order the stores were added, so that a save touching several stores is deterministic.
+                    let order = coordinator.persistentStores.map(ObjectIdentifier.init)
+                    let entries = changesByStore.sorted { (order.firstIndex(of: $0.key) ?? .max) < (order.firstIndex(of: $1.key) ?? .max) }
+                    for (key, entry) in entries where !entry.changes.isEmpty && !committedStores.contains(key) {
                         changedByStores.formUnion(try entry.store.save(entry.changes).objectsChangedByStore)
+                        committedStores.insert(key)
                     }
                 }
             } catch let conflicts as StoreSaveConflicts {

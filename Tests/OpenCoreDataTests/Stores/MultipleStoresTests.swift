@@ -187,6 +187,33 @@ struct MultipleStoresTests {
         }
     }
 
+    @Test("a conflict in the second store of a save is resolved without sending the first store its changes again")
+    func conflictInOneOfTwoStores() throws {
+        let stack = try TwoStoreStack()
+        let seed = stack.newContext()
+        let noteID = try seed.performAndWait {
+            let note = seed.insertObject("Note", ["text": "original"])
+            try seed.save()
+            return note.objectID
+        }
+        let a = stack.newContext(), b = stack.newContext()
+        a.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
+        a.performAndWait {
+            a.object(with: noteID).setValue("from a", forKey: "text")
+            a.insertObject("Book", ["title": "new in the library"])   // the first store's part of the save
+        }
+        try b.performAndWait {
+            try b.existingObject(with: noteID).setValue("from b", forKey: "text")
+            try b.save()
+        }
+        try a.performAndWait { try a.save() }   // library insert applies, the note conflicts, the policy resolves, retry
+        let reader = try TwoStoreStack(directory: stack.directory).newContext()
+        try reader.performAndWait { () throws in
+            #expect(strings(try reader.objects("Book"), "title") == ["new in the library"], "inserted once")
+            #expect(strings(try reader.objects("Note"), "text") == ["from a"], "object trump: a's value wins")
+        }
+    }
+
     @Test("an object ID made by another coordinator on the same store files is not another store")
     func idsFromAnotherCoordinatorOfTheSameFilesAreTheSameStore() throws {
         let stack = try TwoStoreStack()
