@@ -162,6 +162,29 @@ struct MultipleStoresTests {
         }
     }
 
+    @Test("a child context's assign(_:to:) holds through the parent's save; its fetches honour affectedStores")
+    func childContexts() throws {
+        let stack = try TwoStoreStack()
+        let parent = stack.newContext()
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = parent
+        try child.performAndWait {
+            let archived = child.insertObject("Tag", ["name": "archived"])
+            child.insertObject("Tag", ["name": "kept"])
+            child.assign(archived, to: stack.archive)
+            try child.save()
+        }
+        try parent.performAndWait { try parent.save() }
+        try child.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Tag")
+            request.affectedStores = [stack.archive]
+            let archived = try child.fetch(request)
+            #expect(strings(archived) == ["archived"])
+            #expect(archived.first?.objectID.persistentStore === stack.archive)
+            #expect(try child.only("Tag", "name", "kept").objectID.persistentStore === stack.library)
+        }
+    }
+
     @Test("a relationship between objects of different stores is refused at save with Apple's error, and nothing is saved")
     func crossStoreRelationshipsAreRefused() throws {
         let stack = try TwoStoreStack()
