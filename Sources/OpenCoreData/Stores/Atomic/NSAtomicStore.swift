@@ -43,18 +43,42 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
 
     /// Reads the store's file: sets `metadata` and registers a node for every object with `addCacheNodes(_:)`.
     /// Called once, when the store is added. The default throws: a store must override it.
+    ///
+    /// ```swift
+    /// override func load() throws {
+    ///     metadata = [NSStoreTypeKey: type, NSStoreUUIDKey: storedUUID]
+    ///     let node = NSAtomicStoreCacheNode(objectID: objectID(for: bookEntity, withReferenceObject: "b1"))
+    ///     node.setValue("Dune", forKey: "title")
+    ///     addCacheNodes([node])
+    /// }
+    /// ```
     open func load() throws {
         throw CoreDataError.make(NSPersistentStoreOperationError, "\(Swift.type(of: self)) does not implement load()")
     }
 
     /// Writes every node (`cacheNodes()`) and the metadata to the store's file. Called after the nodes of a context
     /// save were updated. The default throws: a store must override it.
+    ///
+    /// ```swift
+    /// override func save() throws {
+    ///     let records = cacheNodes().map { [referenceObject(for: $0.objectID), $0.propertyCache ?? [:]] }
+    ///     try write(records, metadata)   // your file format
+    /// }
+    /// ```
     open func save() throws {
         throw CoreDataError.make(NSPersistentStoreOperationError, "\(Swift.type(of: self)) does not implement save()")
     }
 
     /// A new node for a newly saved object. The default makes a node for the object's ID and fills it with
     /// `updateCacheNode(_:from:)`.
+    ///
+    /// ```swift
+    /// override func newCacheNode(for managedObject: NSManagedObject) -> NSAtomicStoreCacheNode {
+    ///     let node = NSAtomicStoreCacheNode(objectID: managedObject.objectID)
+    ///     updateCacheNode(node, from: managedObject)
+    ///     return node
+    /// }
+    /// ```
     open func newCacheNode(for managedObject: NSManagedObject) -> NSAtomicStoreCacheNode {
         let node = NSAtomicStoreCacheNode(objectID: managedObject.objectID)
         updateCacheNode(node, from: managedObject)
@@ -63,6 +87,10 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
 
     /// A unique, unchanging reference for a new object (it becomes part of the object's ID: numbers and strings
     /// are the usual choice). The default returns a new UUID string.
+    ///
+    /// ```swift
+    /// override func newReferenceObject(for managedObject: NSManagedObject) -> Any { nextNumber() }
+    /// ```
     open func newReferenceObject(for managedObject: NSManagedObject) -> Any {
         UUID().uuidString
     }
@@ -70,6 +98,12 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     /// Copies an object's persistent values into its node. The default copies every non-transient property:
     /// attributes as `value(forKey:)` returns them, a to-one relationship as the destination's node, a to-many one as
     /// an `NSSet` (ordered: `NSOrderedSet`) of nodes.
+    ///
+    /// ```swift
+    /// override func updateCacheNode(_ node: NSAtomicStoreCacheNode, from managedObject: NSManagedObject) {
+    ///     node.setValue(managedObject.value(forKey: "title"), forKey: "title")
+    /// }
+    /// ```
     open func updateCacheNode(_ node: NSAtomicStoreCacheNode, from managedObject: NSManagedObject) {
         func destinationNode(_ object: NSManagedObject) -> NSAtomicStoreCacheNode {
             cacheNode(for: object.objectID) ?? NSAtomicStoreCacheNode(objectID: object.objectID)
@@ -96,14 +130,26 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     }
 
     /// Told before nodes of deleted objects are removed (the default does nothing).
+    ///
+    /// ```swift
+    /// override func willRemoveCacheNodes(_ cacheNodes: Set<NSAtomicStoreCacheNode>) { removedCount += cacheNodes.count }
+    /// ```
     open func willRemoveCacheNodes(_ cacheNodes: Set<NSAtomicStoreCacheNode>) {}
 
     /// Every node of the store.
+    ///
+    /// ```swift
+    /// for node in cacheNodes() { print(node.objectID, node.propertyCache ?? [:]) }
+    /// ```
     open func cacheNodes() -> Set<NSAtomicStoreCacheNode> {
         Set(nodesByID.values)
     }
 
     /// Registers nodes (a node for an object that already has one replaces it).
+    ///
+    /// ```swift
+    /// addCacheNodes(Set(loadedNodes))
+    /// ```
     open func addCacheNodes(_ cacheNodes: Set<NSAtomicStoreCacheNode>) {
         for node in cacheNodes {
             if nodeOrder[node.objectID] == nil {
@@ -117,6 +163,10 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     }
 
     /// The node of an object, if the store has one.
+    ///
+    /// ```swift
+    /// let title = cacheNode(for: book.objectID)?.value(forKey: "title")
+    /// ```
     open func cacheNode(for objectID: NSManagedObjectID) -> NSAtomicStoreCacheNode? {
         nodesByID[objectID]
     }
@@ -132,6 +182,10 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     }
 
     /// The reference object an object ID of this store was made from.
+    ///
+    /// ```swift
+    /// let reference = referenceObject(for: node.objectID) as? Int
+    /// ```
     open func referenceObject(for objectID: NSManagedObjectID) -> Any {
         switch objectID.key {
         case .reference(let reference): return reference.value.base
