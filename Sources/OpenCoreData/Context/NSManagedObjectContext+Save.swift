@@ -99,8 +99,9 @@ extension NSManagedObjectContext {
             let updated = updatedSet.array.filter { !$0._isInserted && !$0._isDeleted }
             let deleted = deletedSet.array.filter { !$0._isInserted }
             // A read-only store refuses before anything is written (permanent IDs write the store's key counters).
+            var destinations = DestinationStores(context: self, coordinator: coordinator)
             for object in inserted where object.objectID.isTemporaryID {
-                if let store = destinationStore(for: object, coordinator), store.isReadOnly { throw Self.readOnlyStoreError(store, object) }
+                if let store = destinations.store(for: object), store.isReadOnly { throw Self.readOnlyStoreError(store, object) }
             }
             try obtainPermanentIDs(for: inserted.filter { $0.objectID.isTemporaryID })
             try refuseCrossStoreRelationships(inserted + updated)
@@ -233,10 +234,11 @@ extension NSManagedObjectContext {
         }
         let temporary = objects.filter { $0.objectID.isTemporaryID }
         // By entity and destination store (several stores may hold an entity: `assign(_:to:)` chooses).
-        let byEntity = Dictionary(grouping: temporary) { [ObjectIdentifier($0.entity), destinationStore(for: $0, coordinator).map(ObjectIdentifier.init)] }
+        var destinations = DestinationStores(context: self, coordinator: coordinator)
+        let byEntity = Dictionary(grouping: temporary) { [ObjectIdentifier($0.entity), destinations.store(for: $0).map(ObjectIdentifier.init)] }
         for (_, group) in byEntity.sorted(by: { ($0.value[0].entity.name ?? "") < ($1.value[0].entity.name ?? "") }) {
             let entity = group[0].entity
-            guard let store = destinationStore(for: group[0], coordinator) else {
+            guard let store = destinations.store(for: group[0]) else {
                 throw CoreDataError.make(NSPersistentStoreOperationError, "No persistent store holds the entity \(entity.name ?? "?")")
             }
             let ids = try coordinator.withLock(for: self) { try store.newObjectIDs(for: group) }

@@ -33,13 +33,8 @@ extension NSManagedObjectContext {
 
     /// The store a new object will be saved to: the one it was assigned to, else the first that holds its entity.
     func destinationStore(for object: NSManagedObject, _ coordinator: NSPersistentStoreCoordinator) -> SnapshotStore? {
-        if let assigned = storeAssignments[object.objectID] as? SnapshotStore,
-            coordinator.persistentStores.contains(where: { $0 === assigned })
-        {
-            return assigned
-        }
-        if !object.objectID.isTemporaryID { return coordinator.store(for: object.objectID) }
-        return coordinator.store(for: object.entity)
+        var stores = DestinationStores(context: self, coordinator: coordinator)
+        return stores.store(for: object)
     }
 
     /// Tells custom incremental stores that this context registered objects of theirs (only IDs made from reference
@@ -105,3 +100,30 @@ extension NSManagedObjectContext {
     }
 }
 
+
+/// The destination stores of a context's new objects during one save: an assigned store, else the first store that
+/// holds the entity (looked up once per entity, not once per object).
+struct DestinationStores {
+    let context: NSManagedObjectContext
+    let coordinator: NSPersistentStoreCoordinator
+    private var byEntity: [ObjectIdentifier: SnapshotStore?] = [:]
+
+    init(context: NSManagedObjectContext, coordinator: NSPersistentStoreCoordinator) {
+        self.context = context
+        self.coordinator = coordinator
+    }
+
+    mutating func store(for object: NSManagedObject) -> SnapshotStore? {
+        if !context.storeAssignments.isEmpty, let assigned = context.storeAssignments[object.objectID] as? SnapshotStore,
+            coordinator.persistentStores.contains(where: { $0 === assigned })
+        {
+            return assigned
+        }
+        if !object.objectID.isTemporaryID { return coordinator.store(for: object.objectID) }
+        let key = ObjectIdentifier(object.entity)
+        if let known = byEntity[key] { return known }
+        let store = coordinator.store(for: object.entity)
+        byEntity[key] = .some(store)
+        return store
+    }
+}
