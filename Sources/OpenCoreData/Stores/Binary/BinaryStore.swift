@@ -46,6 +46,8 @@ final class BinaryStore: NSAtomicStore, @unchecked Sendable {
             CoreDataError.make(NSFileReadCorruptFileError, "The binary store at \(path) is damaged: \(reason)", userInfo: [NSFilePathErrorKey: path])
         }
         var nodes: [Int: NSAtomicStoreCacheNode] = [:]
+        // The rows as the coordinator reads them, made here from the file's values (no conversion back from the nodes).
+        var snapshots: [Int: ObjectSnapshot] = [:]
         for record in file.objects {
             guard let entity = model.entitiesByName[record.entity] else { throw corrupt("it holds objects of entity '\(record.entity)', which the model lacks") }
             guard nodes[record.reference] == nil else { throw corrupt("reference \(record.reference) is used twice") }
@@ -54,6 +56,9 @@ final class BinaryStore: NSAtomicStore, @unchecked Sendable {
         for record in file.objects {
             let node = nodes[record.reference]!
             let entity = node.objectID.entity
+            let layout = entity.layout
+            var snapshot = layout.emptySnapshot()
+            snapshot.version = record.version
             for (name, value) in record.attributes {
                 guard let attribute = entity.attributesByName[name] else { throw corrupt("\(record.entity) has no attribute '\(name)'") }
                 guard let stored = BinaryStoreFile.storedValue(value, for: attribute) else {
@@ -62,11 +67,13 @@ final class BinaryStore: NSAtomicStore, @unchecked Sendable {
                 let kvc = attribute.attributeType == .transformableAttributeType
                     ? TransformableValues.object(from: stored, attribute: attribute) : ValueConversion.kvcValue(stored, for: attribute)
                 node.setValue(kvc, forKey: name)
+                if case .attribute(let slot, _)? = layout.slots[name], !attribute.isTransient { snapshot.attributes[slot] = stored }
             }
             for (name, reference) in record.toOne {
                 guard let relationship = entity.relationshipsByName[name], !relationship.isToMany else { throw corrupt("\(record.entity) has no to-one relationship '\(name)'") }
                 guard let destination = nodes[reference] else { throw corrupt("\(record.entity).\(name) refers to the missing object \(reference)") }
                 node.setValue(destination, forKey: name)
+                if case .toOne(let slot, _)? = layout.slots[name], !relationship.isTransient { snapshot.toOne[slot] = destination.objectID }
             }
             for (name, references) in record.toMany {
                 guard let relationship = entity.relationshipsByName[name], relationship.isToMany else { throw corrupt("\(record.entity) has no to-many relationship '\(name)'") }
@@ -76,11 +83,14 @@ final class BinaryStore: NSAtomicStore, @unchecked Sendable {
                 }
                 node.setValue(relationship.isOrdered ? NSOrderedSet(array: members) : NSSet(array: members), forKey: name)
             }
+            snapshots[record.reference] = snapshot
         }
         // In file order, so fetches without sort descriptors return objects in the order they were saved.
         for record in file.objects {
+            let objectID = nodes[record.reference]!.objectID
             addCacheNodes([nodes[record.reference]!])
-            versions[nodes[record.reference]!.objectID] = record.version
+            versions[objectID] = record.version
+            snapshotCache[objectID] = snapshots[record.reference]
         }
         nextReference = max(file.nextReference, (file.objects.map(\.reference).max() ?? 0) + 1)
     }
