@@ -101,6 +101,37 @@ struct BinaryStoreTests {
         }
     }
 
+    @Test("a save the file system refuses throws, keeps the file and the store's contents as they were, and can be retried")
+    func failedWriteChangesNothing() throws {
+        let stack = try Self.saveAlice()
+        let url = try #require(stack.storeURL)
+        let before = try Data(contentsOf: url)
+        // A location whose directory cannot be created (its parent is a regular file).
+        let blocked = URL(fileURLWithPath: url.path + "/cannot/be/here.binarystore")
+        #expect(stack.coordinator.setURL(blocked, for: stack.store))
+        let context = stack.newContext()
+        try context.performAndWait {
+            context.insertObject("Person", ["name": "Bob"])
+            try context.only("Person", "name", "Alice").setValue(31, forKey: "age")
+            _ = expectCocoaError(NSPersistentStoreSaveError) { try context.save() }
+            #expect(context.hasChanges, "the changes are still the context's to save")
+            // The store still holds only what was saved before.
+            let fresh = stack.newContext()
+            try fresh.performAndWait { () throws in
+                #expect(strings(try fresh.objects("Person")) == ["Alice"])
+                #expect(try fresh.only("Person", "name", "Alice").value(forKey: "age") as? Int == 30)
+            }
+            #expect(try Data(contentsOf: url) == before, "the file was not touched")
+            #expect(stack.coordinator.setURL(url, for: stack.store))
+            try context.save()
+        }
+        let reader = try stack.reopened().newContext()
+        try reader.performAndWait { () throws in
+            #expect(strings(try reader.objects("Person", sortedBy: ["name"])) == ["Alice", "Bob"])
+            #expect(try reader.only("Person", "name", "Alice").value(forKey: "age") as? Int == 31)
+        }
+    }
+
     @Test("a store written with another model version is refused with NSPersistentStoreIncompatibleVersionHashError")
     func otherModelVersionIsRefused() throws {
         let stack = try Self.saveAlice()
