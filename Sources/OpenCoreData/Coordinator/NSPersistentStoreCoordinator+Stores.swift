@@ -129,11 +129,21 @@ extension NSPersistentStoreCoordinator {
             throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unknown persistent store type '\(storeType)'")
         }
         let configuration = store.configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : store.configurationName
-        let destination = try addStoreWithoutNotifying(storeClass: storeClass, type: storeType, configuration: configuration, at: URL, options: options)
+        // Files the migration creates are removed again if it fails (files that were there are left alone).
+        let companions = [URL, Foundation.URL(fileURLWithPath: URL.path + "-wal"), Foundation.URL(fileURLWithPath: URL.path + "-shm")]
+        let created = companions.filter { URL.isFileURL && !FileManager.default.fileExists(atPath: $0.path) }
+        let destination: NSPersistentStore
+        do {
+            destination = try addStoreWithoutNotifying(storeClass: storeClass, type: storeType, configuration: configuration, at: URL, options: options)
+        } catch {
+            for file in created { try? FileManager.default.removeItem(at: file) }
+            throw error
+        }
         do {
             try StoreCopier(coordinator: self, source: store, destination: destination).copy()
         } catch {
             try? removeStoreWithoutNotifying(destination)
+            for file in created { try? FileManager.default.removeItem(at: file) }
             throw error
         }
         postStoresWillChange(added: [destination], removed: [store])

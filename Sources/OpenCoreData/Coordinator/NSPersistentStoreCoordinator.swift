@@ -115,6 +115,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             }
             store.willRemove(from: self)
             stores.remove(at: index)
+            store.detach()
             rowCache.removeAll()
         }
     }
@@ -313,7 +314,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         if objectID.isTemporaryID { return nil }
         // An ID made by another coordinator on the same store file: this coordinator's store with that identifier.
         if let same = persistentStores.first(where: { $0.identifier == objectID.storeIdentifier }) as? SnapshotStore { return same }
-        return store(for: objectID.entity)
+        // An ID of a store this coordinator does not have (removed, or replaced by a migration) belongs to no store
+        // here: another store's key with the same number is another object.
+        return objectID.storeIdentifier.isEmpty ? store(for: objectID.entity) : nil
     }
 }
 

@@ -76,9 +76,19 @@ struct MigratePersistentStoreTests {
             && $0.contains("tasks=[Task{priority=3, title=Task 10}; Task{priority=7, title=task 1}; Task{priority=1, title=Task 2}]") })
 
         let directory = try #require(stack.directory)
+        let oldContext = stack.newContext()
+        let oldAliceID = try oldContext.performAndWait { try oldContext.only("Person", "name", "Alice").objectID }
         let binaryURL = directory.url.appendingPathComponent("Migrated.binarystore")
         let binary = try stack.coordinator.migratePersistentStore(stack.store, to: binaryURL, options: nil, type: .binary)
         #expect(binary.type == NSBinaryStoreType)
+        #expect(binary.identifier != stack.store.identifier, "the copy is a new store with a UUID of its own")
+        #expect(stack.store.persistentStoreCoordinator == nil, "the old store is detached")
+        let afterMigration = stack.newContext()
+        afterMigration.performAndWait {
+            _ = expectCocoaError(NSManagedObjectReferentialIntegrityError, "an ID of the old store names no object of the new one") {
+                _ = try afterMigration.existingObject(with: oldAliceID)
+            }
+        }
         #expect(stack.coordinator.persistentStores.count == 1 && stack.coordinator.persistentStores[0] === binary)
         #expect(try Self.dump(stack.newContext()) == original, "the coordinator now reads the binary store")
 
@@ -116,6 +126,28 @@ struct MigratePersistentStoreTests {
         let changed = info[NSUUIDChangedPersistentStoresKey] as? [NSPersistentStore] ?? []
         #expect(changed.count == 2 && changed[0] === stack.store && changed[1] === migrated)
         #expect(try Self.dump(stack.newContext()).count == 21)
+    }
+
+    @Test("a migration whose destination fails to save removes the files it created and keeps the source store")
+    func failedCopyLeavesNothingBehind() throws {
+        /// An atomic store that creates its file when loaded and refuses every save.
+        final class RefusingStore: NSAtomicStore, @unchecked Sendable {
+            // @unchecked Sendable: no state of its own.
+            override var type: String { "OpenCoreDataTests.RefusingStore" }
+            override func load() throws { try Data("refusing".utf8).write(to: url!) }
+            override func save() throws { throw NSError(domain: NSCocoaErrorDomain, code: NSFileWriteOutOfSpaceError) }
+        }
+        NSPersistentStoreCoordinator.registerStoreClass(RefusingStore.self, forStoreType: "OpenCoreDataTests.RefusingStore")
+        let stack = try ConformanceStack(.inMemory)
+        try Self.seed(stack)
+        let directory = try TemporaryStoreDirectory()
+        let target = directory.url.appendingPathComponent("Refusing.store")
+        _ = expectCocoaError(NSFileWriteOutOfSpaceError) {
+            try stack.coordinator.migratePersistentStore(stack.store, to: target, withType: "OpenCoreDataTests.RefusingStore")
+        }
+        #expect(!FileManager.default.fileExists(atPath: target.path), "the half-made destination is removed")
+        #expect(stack.coordinator.persistentStores.count == 1 && stack.coordinator.persistentStores[0] === stack.store)
+        #expect(try Self.dump(stack.newContext()).count == 21, "the source store is still in use, complete")
     }
 
     @Test("a migration to an unknown type or of a foreign store fails with Core Data's errors and changes nothing")
