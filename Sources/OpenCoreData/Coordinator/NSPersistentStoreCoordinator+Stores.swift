@@ -139,6 +139,7 @@ extension NSPersistentStoreCoordinator {
             for file in created { try? FileManager.default.removeItem(at: file) }
             throw error
         }
+        destination.metadata = Self.metadata(carriedFrom: store, to: destination)
         do {
             try StoreCopier(coordinator: self, source: store, destination: destination).copy()
         } catch {
@@ -147,9 +148,27 @@ extension NSPersistentStoreCoordinator {
             throw error
         }
         postStoresWillChange(added: [destination], removed: [store])
+        // (The metadata is written with the copy's save; a store of no objects writes it when it is next saved.)
         try removeStoreWithoutNotifying(store)
         postStoresDidChange(added: [destination], removed: [store], uuidChanged: [store, destination])
         return destination
+    }
+}
+
+extension NSPersistentStoreCoordinator {
+    /// The keys a store manages itself (its type, UUID, model version, format details), which a migration does not carry.
+    static let storeManagedMetadataKeys: Set<String> = [
+        NSStoreTypeKey, NSStoreUUIDKey, NSStoreModelVersionHashesKey, NSStoreModelVersionIdentifiersKey, "NSStoreModelVersionHashesVersion",
+        "NSStoreModelVersionHashesDigest", NSPersistenceFrameworkVersionKey, NSPersistentStoreModelVersionChecksumKey, "_NSAutoVacuumLevel",
+    ]
+
+    /// The destination's metadata with the source's own keys (those an app set) added.
+    static func metadata(carriedFrom source: NSPersistentStore, to destination: NSPersistentStore) -> [String: Any] {
+        var metadata = destination.metadata ?? [:]
+        for (key, value) in source.metadata ?? [:] where !storeManagedMetadataKeys.contains(key) && metadata[key] == nil {
+            metadata[key] = value
+        }
+        return metadata
     }
 }
 

@@ -78,6 +78,9 @@ struct MigratePersistentStoreTests {
         let directory = try #require(stack.directory)
         let oldContext = stack.newContext()
         let oldAliceID = try oldContext.performAndWait { try oldContext.only("Person", "name", "Alice").objectID }
+        var metadata = stack.coordinator.metadata(for: stack.store)
+        metadata["com.example.lastExport"] = "2026-11-23"
+        stack.coordinator.setMetadata(metadata, for: stack.store)
         let binaryURL = directory.url.appendingPathComponent("Migrated.binarystore")
         let binary = try stack.coordinator.migratePersistentStore(stack.store, to: binaryURL, options: nil, type: .binary)
         #expect(binary.type == NSBinaryStoreType)
@@ -96,6 +99,13 @@ struct MigratePersistentStoreTests {
         let back = try stack.coordinator.migratePersistentStore(binary, to: sqliteURL, options: nil, withType: NSSQLiteStoreType)
         #expect(back.type == NSSQLiteStoreType && stack.coordinator.persistentStores.count == 1)
         #expect(try Self.dump(stack.newContext()) == original)
+
+        // The app's own metadata keys travel with the copies; the stores' own keys are each store's.
+        for url in [binaryURL, sqliteURL] {
+            let stored = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: url == binaryURL ? NSBinaryStoreType : NSSQLiteStoreType, at: url)
+            #expect(stored["com.example.lastExport"] as? String == "2026-11-23", "\(url.lastPathComponent)")
+        }
+        #expect(back.metadata[NSStoreTypeKey] as? String == NSSQLiteStoreType)
 
         // From disk, through new coordinators: the binary file, the new SQLite file, and the untouched original.
         for (type, url) in [(NSBinaryStoreType, binaryURL), (NSSQLiteStoreType, sqliteURL), (NSSQLiteStoreType, stack.storeURL!)] {
