@@ -179,6 +179,20 @@ struct BinaryStoreTests {
             let readerContext = reopened.newContext()
             try readerContext.performAndWait { () throws in #expect(strings(try readerContext.objects("Person")) == ["Alice"], "\(kind)") }
         }
+        // Apple's older spelling recognises the type of a file when none is given.
+        for kind in [StoreKind.binary, .sqlite] {
+            let stack = try ConformanceStack(kind)
+            let url = try #require(stack.storeURL)
+            let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: nil, at: url)
+            #expect(metadata[NSStoreTypeKey] as? String == kind.storeType)
+            try NSPersistentStoreCoordinator.setMetadata(metadata.merging(["com.example.k": 1]) { $1 }, forPersistentStoreOfType: nil, at: url)
+            #expect(try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: nil, at: url)["com.example.k"] as? Int == 1)
+        }
+        let text = try TemporaryStoreDirectory()
+        try Data("plain text, not a store".utf8).write(to: text.url.appendingPathComponent("notes.txt"))
+        _ = expectCocoaError(NSPersistentStoreInvalidTypeError) {
+            _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: nil, at: text.url.appendingPathComponent("notes.txt"))
+        }
         _ = expectCocoaError(NSFileReadNoSuchFileError) {
             _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSBinaryStoreType, at: URL(fileURLWithPath: "/nonexistent/x.binarystore"))
         }
