@@ -19,7 +19,7 @@ extension NSManagedObjectContext {
         }
         precondition(object.managedObjectContext === self, "assign(_:to:): the object \(object.objectID) is not in this context")
         guard object.objectID.isTemporaryID else {
-            precondition(object.objectID.persistentStore === store,
+            precondition(object.objectID.persistentStore === store || object.objectID.storeIdentifier == store.identifier,
                          "Can't reassign an object to a different store once it has been saved (\(object.objectID))")
             return
         }
