@@ -133,6 +133,22 @@ struct MultipleStoresTests {
             counted.fetchLimit = 5
             #expect(try reader.count(for: counted) == 5)
 
+            let ids = NSFetchRequest<NSManagedObjectID>(entityName: "Tag")
+            ids.resultType = .managedObjectIDResultType
+            ids.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            ids.fetchLimit = 4
+            let fetchedIDs = try reader.fetch(ids)
+            #expect(fetchedIDs.map { reader.object(with: $0).string("name") } == ["apple", "banana", "cherry", "date"])
+            #expect(Set(fetchedIDs.compactMap { $0.persistentStore.map(ObjectIdentifier.init) }).count == 2, "from both stores")
+
+            let dictionaries = NSFetchRequest<NSDictionary>(entityName: "Tag")
+            dictionaries.resultType = .dictionaryResultType
+            dictionaries.propertiesToFetch = ["name"]
+            dictionaries.sortDescriptors = [NSSortDescriptor(key: "name", ascending: false)]
+            dictionaries.fetchOffset = 1
+            dictionaries.fetchLimit = 2
+            #expect(try reader.fetch(dictionaries).map { $0["name"] as? String } == ["lemon", "kiwi"])
+
             let archived = NSFetchRequest<NSManagedObject>(entityName: "Tag")
             archived.affectedStores = [reader.persistentStoreCoordinator!.persistentStores[1]]
             archived.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
