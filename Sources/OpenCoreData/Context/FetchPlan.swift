@@ -21,6 +21,7 @@ struct FetchPlan {
     let relationshipKeyPathsForPrefetching: [String]
     let propertiesToGroupBy: [Any]?
     let havingPredicate: NSPredicate?
+    let affectedStores: [NSPersistentStore]?
 
     init<T>(request: NSFetchRequest<T>, context: NSManagedObjectContext) throws {
         guard let coordinator = context.persistentStoreCoordinator else {
@@ -51,6 +52,7 @@ struct FetchPlan {
         relationshipKeyPathsForPrefetching = request.relationshipKeyPathsForPrefetching ?? []
         propertiesToGroupBy = request.propertiesToGroupBy
         havingPredicate = request.havingPredicate
+        affectedStores = request.affectedStores
         try FetchKeyPathValidation.validate(predicate: predicate, sortDescriptors: sortDescriptors, entity: entity)
     }
 
@@ -63,7 +65,13 @@ struct FetchPlan {
     private func pendingObjects() -> (changed: [NSManagedObject], deleted: Set<NSManagedObject>) {
         guard includesPendingChanges else { return ([], []) }
         context.processPendingChangesInternal()
-        let changed = (context.insertedSet.array + context.updatedSet.array).filter { !$0._isDeleted && matchesEntity($0) }
+        var changed = (context.insertedSet.array + context.updatedSet.array).filter { !$0._isDeleted && matchesEntity($0) }
+        if let affectedStores {
+            changed = changed.filter { object in
+                let store = context.destinationStore(for: object, coordinator)
+                return affectedStores.contains { $0 === store }
+            }
+        }
         let deleted = Set(context.deletedSet.array.filter { matchesEntity($0) })
         return (changed, deleted)
     }
@@ -89,9 +97,11 @@ struct FetchPlan {
             // A child fetches through its parent, whose unsaved changes count; rows come as faults that fire there.
             let (entity, predicate, sortDescriptors, includesSubentities) = (self.entity, storePredicate, self.sortDescriptors, self.includesSubentities)
             let (limit, offset) = limitInStore ? (fetchLimit, fetchOffset) : (0, 0)
+            let affectedStores = self.affectedStores
             let ids = try parent.performAndWait {
                 try parent.objectIDsForChild(entity: entity, predicate: predicate, sortDescriptors: sortDescriptors,
-                                             includesSubentities: includesSubentities, fetchLimit: limit, fetchOffset: offset)
+                                             includesSubentities: includesSubentities, fetchLimit: limit, fetchOffset: offset,
+                                             affectedStores: affectedStores)
             }
             return ids.map { ($0, nil) }
         }
@@ -109,10 +119,12 @@ struct FetchPlan {
         return results
     }
 
-    /// The stores that hold the entity.
+    /// The stores that hold the entity (of the request's `affectedStores`, when it names some).
     private func stores() -> [FetchingStore] {
         let model = coordinator.managedObjectModel
-        return coordinator.persistentStores.compactMap { $0 as? FetchingStore }.filter { store in
+        let candidates = affectedStores.map { affected in coordinator.persistentStores.filter { store in affected.contains { $0 === store } } }
+            ?? coordinator.persistentStores
+        return candidates.compactMap { $0 as? FetchingStore }.filter { store in
             let members = model.entities(forConfigurationName: store.configurationName) ?? []
             return members.contains { $0 === entity || entity.isKindOf(entity: $0) || $0.isKindOf(entity: entity) }
         }

@@ -94,6 +94,7 @@ extension NSManagedObjectContext {
         guard registry.count > max(64, 2 * registryCountAfterPurge) else { return }
         let dead = registry.filter { $0.value.object == nil }.map(\.key)
         for objectID in dead { registry[objectID] = nil }
+        noteUnregistered(dead)
         registryCountAfterPurge = registry.count
     }
 

@@ -58,6 +58,7 @@ extension NSManagedObjectContext {
         if let replaced = replacedTemporaryIDs[objectID] { return object(with: replaced) }
         let fault = ManagedObjectFactory.makeFault(for: objectID)
         register(fault)
+        if case .reference = objectID.key { noteRegistered([objectID]) }
         return fault
     }
 

@@ -48,9 +48,11 @@ extension NSManagedObjectContext {
 
     /// Runs a child's fetch here: the matching object IDs, this context's unsaved changes included.
     func objectIDsForChild(entity: NSEntityDescription, predicate: NSPredicate?, sortDescriptors: [NSSortDescriptor],
-                           includesSubentities: Bool, fetchLimit: Int, fetchOffset: Int) throws -> [NSManagedObjectID] {
+                           includesSubentities: Bool, fetchLimit: Int, fetchOffset: Int,
+                           affectedStores: [NSPersistentStore]? = nil) throws -> [NSManagedObjectID] {
         servesChildren = true
         let request = NSFetchRequest<NSManagedObjectID>()
+        request.affectedStores = affectedStores
         request.entity = entity
         request.predicate = predicate.map { predicate in
             PredicateRewriting.rewrite(predicate) { value in
@@ -97,7 +99,9 @@ extension NSManagedObjectContext {
         let deleted = deletedSet.array.filter { !$0._isInserted }
         let pushes = inserted.map { pushed($0, isInsert: true) } + updated.map { pushed($0, isInsert: false) }
         let deletedIDs = deleted.map(\.objectID)
+        let assignments = storeAssignments   // assign(_:to:) choices travel with the inserted objects
         try parent.performAndWait {
+            parent.storeAssignments.merge(assignments) { _, child in child }
             try parent.receive(pushes, deleted: deletedIDs)
         }
         // Here the objects are now saved (into the parent): no changes, the pushed values committed.

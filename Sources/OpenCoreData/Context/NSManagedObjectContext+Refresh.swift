@@ -58,6 +58,7 @@ extension NSManagedObjectContext {
             object._isUpdated = false
             object._context = nil
         }
+        noteUnregistered(Array(registry.keys))
         registry.removeAll()
         registeredThisEvent.removeAll()
         registryCountAfterPurge = 0

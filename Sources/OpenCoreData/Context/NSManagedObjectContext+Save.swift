@@ -89,16 +89,22 @@ extension NSManagedObjectContext {
     /// Writes the changes to the stores, resolving conflicts with the merge policy and retrying.
     private func saveToStores(_ coordinator: NSPersistentStoreCoordinator) throws {
         var attempts = 0
+        // With several stores, a store that already applied its part keeps it when another store's part conflicts:
+        // a retry after the merge policy resolved the conflict sends it nothing again.
+        var committedStores = Set<ObjectIdentifier>()
+        var changedByStores = Set<NSManagedObjectID>()
         while true {
             attempts += 1
             let inserted = insertedSet.array.filter { !$0._isDeleted }
             let updated = updatedSet.array.filter { !$0._isInserted && !$0._isDeleted }
             let deleted = deletedSet.array.filter { !$0._isInserted }
             // A read-only store refuses before anything is written (permanent IDs write the store's key counters).
+            var destinations = DestinationStores(context: self, coordinator: coordinator)
             for object in inserted where object.objectID.isTemporaryID {
-                if let store = coordinator.store(for: object.entity), store.isReadOnly { throw Self.readOnlyStoreError(store, object) }
+                if let store = destinations.store(for: object), store.isReadOnly { throw Self.readOnlyStoreError(store, object) }
             }
             try obtainPermanentIDs(for: inserted.filter { $0.objectID.isTemporaryID })
+            try refuseCrossStoreRelationships(inserted + updated)
             var changesByStore: [ObjectIdentifier: (store: SnapshotStore, changes: StoreSaveChanges)] = [:]
             func add(_ object: NSManagedObject, _ edit: (inout StoreSaveChanges) -> Void) throws {
                 guard let store = coordinator.store(for: object.objectID) else {
@@ -126,11 +132,14 @@ extension NSManagedObjectContext {
             for object in deleted where !object.objectID.isTemporaryID {
                 try add(object) { $0.deletes.append(.init(objectID: object.objectID, expectedVersion: object.committedSnapshot?.version ?? 0)) }
             }
-            var changedByStores = Set<NSManagedObjectID>()
             do {
                 try coordinator.withLock(for: self) {
-                    for (_, entry) in changesByStore where !entry.changes.isEmpty {
+                    // In the order the stores were added, so that a save touching several stores is deterministic.
+                    let order = coordinator.persistentStores.map(ObjectIdentifier.init)
+                    let entries = changesByStore.sorted { (order.firstIndex(of: $0.key) ?? .max) < (order.firstIndex(of: $1.key) ?? .max) }
+                    for (key, entry) in entries where !entry.changes.isEmpty && !committedStores.contains(key) {
                         changedByStores.formUnion(try entry.store.save(entry.changes).objectsChangedByStore)
+                        committedStores.insert(key)
                     }
                 }
             } catch let conflicts as StoreSaveConflicts {
@@ -170,6 +179,7 @@ extension NSManagedObjectContext {
             object._isInserted = false
             object._isUpdated = false
         }
+        noteUnregistered(deleted.map(\.objectID))
         for object in deleted + insertedSet.array.filter(\._isDeleted) {
             registry[object.objectID] = nil
             object._isDeleted = false
@@ -223,10 +233,12 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(NSPersistentStoreOperationError, "This context has no persistent store coordinator.")
         }
         let temporary = objects.filter { $0.objectID.isTemporaryID }
-        let byEntity = Dictionary(grouping: temporary) { ObjectIdentifier($0.entity) }
-        for (_, group) in byEntity {
+        // By entity and destination store (several stores may hold an entity: `assign(_:to:)` chooses).
+        var destinations = DestinationStores(context: self, coordinator: coordinator)
+        let byEntity = Dictionary(grouping: temporary) { [ObjectIdentifier($0.entity), destinations.store(for: $0).map(ObjectIdentifier.init)] }
+        for (_, group) in byEntity.sorted(by: { ($0.value[0].entity.name ?? "") < ($1.value[0].entity.name ?? "") }) {
             let entity = group[0].entity
-            guard let store = coordinator.store(for: entity) else {
+            guard let store = destinations.store(for: group[0]) else {
                 throw CoreDataError.make(NSPersistentStoreOperationError, "No persistent store holds the entity \(entity.name ?? "?")")
             }
             let ids = try coordinator.withLock(for: self) { try store.newObjectIDs(for: group) }
@@ -235,6 +247,7 @@ extension NSManagedObjectContext {
             }
             for (object, newID) in zip(group, ids) {
                 let oldID = object.objectID
+                storeAssignments[oldID] = nil
                 reassign(object, to: newID)
                 // Ancestors that received this object from a child save move it to the permanent ID too.
                 if let parent = _parent { parent.performAndWait { parent.adoptPermanentID(newID, replacing: oldID) } }
@@ -248,6 +261,7 @@ extension NSManagedObjectContext {
         let registration = registry.removeValue(forKey: object.objectID)
         object._objectID = newID
         registry[newID] = registration ?? Registration(object, strong: true)
+        if case .reference = newID.key { noteRegistered([newID]) }
     }
 
     // MARK: Conflicts

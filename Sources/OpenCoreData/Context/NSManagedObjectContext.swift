@@ -73,6 +73,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var replacedTemporaryIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
     /// Whether a child context has used this one as its parent (only then are replaced IDs remembered).
     var servesChildren = false
+    /// The stores `assign(_:to:)` chose for inserted objects, by temporary ID (until they get permanent IDs).
+    var storeAssignments: [NSManagedObjectID: NSPersistentStore] = [:]
 
     // MARK: Settings
 

@@ -34,5 +34,40 @@ extension NSPersistentStoreCoordinator {
     public class func setMetadata(_ metadata: [String: Any]?, type storeType: NSPersistentStore.StoreType, at storeURL: URL, options: [AnyHashable: Any]? = nil) throws {
         try setMetadata(metadata, forPersistentStoreOfType: storeType.rawValue, at: storeURL, options: options)
     }
-}
 
+    /// The metadata of the store file at `url`; with a nil type the type is recognised from the file (an SQLite or
+    /// a binary store). Apple's older spelling.
+    ///
+    /// For example:
+    /// ```swift
+    /// let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: nil, at: url)
+    /// metadata[NSStoreTypeKey]   // "SQLite"
+    /// ```
+    public class func metadataForPersistentStore(ofType storeType: String?, at url: URL) throws -> [String: Any] {
+        try metadataForPersistentStore(ofType: storeType ?? recognisedStoreType(at: url), at: url, options: nil)
+    }
+
+    /// Writes metadata into the store file at `url`; with a nil type the type is recognised from the file. Apple's
+    /// older spelling.
+    ///
+    /// For example:
+    /// ```swift
+    /// try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: nil, at: url)
+    /// ```
+    public class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreOfType storeType: String?, at url: URL) throws {
+        try setMetadata(metadata, forPersistentStoreOfType: storeType ?? recognisedStoreType(at: url), at: url, options: nil)
+    }
+
+    /// The type of the store file at `url`, from its first bytes (SQLite's header or the binary store's signature).
+    private static func recognisedStoreType(at url: URL) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else {
+            throw CoreDataError.make(NSFileReadNoSuchFileError, "No store file at \(url.path)", userInfo: [NSFilePathErrorKey: url.path])
+        }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        if head == Data("SQLite format 3\u{0}".utf8) { return NSSQLiteStoreType }
+        if head.prefix(BinaryStoreFile.magic.count) == BinaryStoreFile.magic { return NSBinaryStoreType }
+        throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The file at \(url.path) is not a store of a type that can be recognised; pass its type",
+                                 userInfo: [NSFilePathErrorKey: url.path])
+    }
+}

@@ -56,6 +56,14 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         if let configuration, managedObjectModel.entities(forConfigurationName: configuration) == nil {
             throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The model has no configuration named '\(configuration)'")
         }
+        let store = try addStoreWithoutNotifying(storeClass: storeClass, type: storeType, configuration: configuration, at: storeURL, options: options)
+        postStoresDidChange(added: [store], removed: [])
+        return store
+    }
+
+    /// Creates, loads and attaches a store (the caller posts the notifications).
+    func addStoreWithoutNotifying(storeClass: NSPersistentStore.Type, type storeType: String, configuration: String?, at storeURL: URL?,
+                                  options: [AnyHashable: Any]?) throws -> NSPersistentStore {
         let url = storeURL ?? URL(fileURLWithPath: "/dev/null")
         return try withLock {
             if let storeURL, storeType != NSInMemoryStoreType, storeURL.path != SQLiteStore.inMemoryPath,
@@ -91,12 +99,23 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// Removes a store from the coordinator.
     open func remove(_ store: NSPersistentStore) throws {
+        guard persistentStores.contains(where: { $0 === store }) else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "The store \(store) is not added to this coordinator")
+        }
+        postStoresWillChange(added: [], removed: [store])
+        try removeStoreWithoutNotifying(store)
+        postStoresDidChange(added: [], removed: [store])
+    }
+
+    /// Detaches a store (the caller posts the notifications).
+    func removeStoreWithoutNotifying(_ store: NSPersistentStore) throws {
         try withLock {
             guard let index = stores.firstIndex(where: { $0 === store }) else {
                 throw CoreDataError.make(NSPersistentStoreOperationError, "The store \(store) is not added to this coordinator")
             }
             store.willRemove(from: self)
             stores.remove(at: index)
+            store.detach()
             rowCache.removeAll()
         }
     }
@@ -136,6 +155,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         else { return nil }
         if keyText.hasPrefix("s"), let incremental = store as? NSIncrementalStore {
             return incremental.newObjectID(for: entity, referenceObject: String(keyText.dropFirst()))
+        }
+        if keyText.hasPrefix("s"), let atomic = store as? NSAtomicStore {
+            return atomic.objectID(for: entity, withReferenceObject: String(keyText.dropFirst()))
         }
         guard keyText.hasPrefix("p"), let primaryKey = Int64(keyText.dropFirst()), primaryKey > 0 else { return nil }
         return store.objectID(for: entity, primaryKey: primaryKey)
@@ -221,6 +243,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     private static let registry = Locked<[String: NSPersistentStore.Type]>([
         NSInMemoryStoreType: InMemoryStore.self,
         NSSQLiteStoreType: SQLiteStore.self,
+        NSBinaryStoreType: BinaryStore.self,
     ])
 
     /// Registers a store class under a type string, so `addPersistentStore(ofType:…)` can create it.
@@ -248,12 +271,19 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         registerStoreClass(storeClass, forStoreType: type.rawValue)
     }
 
-    /// The registered store types and their classes (as `NSValue`s holding the class, as Apple returns them).
+    /// The registered store types and their classes, as `NSValue`s holding the class's address (Apple's hold it as a
+    /// pointer, `^v`, which swift-corelibs-foundation's `NSValue` cannot hold: here it is an unsigned 64-bit integer,
+    /// `Q`; see DEVIATIONS.md).
+    ///
+    /// For example:
+    /// ```swift
+    /// NSPersistentStoreCoordinator.registeredStoreTypes.keys.sorted()   // ["Binary", "InMemory", "SQLite", …]
+    /// ```
     open class var registeredStoreTypes: [String: NSValue] {
         registry.withLock { registry in
             registry.mapValues { storeClass in
-                var pointer = UnsafeRawPointer(Unmanaged.passUnretained(storeClass as AnyObject).toOpaque())
-                return NSValue(bytes: &pointer, objCType: "^v")
+                var address = UInt64(UInt(bitPattern: Unmanaged.passUnretained(storeClass as AnyObject).toOpaque()))
+                return NSValue(bytes: &address, objCType: "Q")
             }
         }
     }
@@ -267,18 +297,26 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The store that holds objects of `entity`: the first store whose configuration contains it.
     func store(for entity: NSEntityDescription) -> SnapshotStore? {
         withLock {
-            for case let store as SnapshotStore in stores {
-                let members = managedObjectModel.entities(forConfigurationName: store.configurationName) ?? []
-                if members.contains(where: { $0 === entity || entity.isKindOf(entity: $0) }) { return store }
-            }
+            for case let store as SnapshotStore in stores where configuration(of: store, holds: entity) { return store }
             return nil
         }
     }
 
+    /// Whether a store's configuration holds objects of `entity` (it lists the entity or one of its ancestors).
+    func configuration(of store: NSPersistentStore, holds entity: NSEntityDescription) -> Bool {
+        let members = managedObjectModel.entities(forConfigurationName: store.configurationName) ?? []
+        return members.contains { $0 === entity || entity.isKindOf(entity: $0) }
+    }
+
     /// The store of an object ID (temporary IDs have none yet).
     func store(for objectID: NSManagedObjectID) -> SnapshotStore? {
-        if let store = objectID.persistentStore as? SnapshotStore { return store }
-        return objectID.isTemporaryID ? nil : store(for: objectID.entity)
+        if let store = objectID.persistentStore as? SnapshotStore, store.persistentStoreCoordinator === self { return store }
+        if objectID.isTemporaryID { return nil }
+        // An ID made by another coordinator on the same store file: this coordinator's store with that identifier.
+        if let same = persistentStores.first(where: { $0.identifier == objectID.storeIdentifier }) as? SnapshotStore { return same }
+        // An ID of a store this coordinator does not have (removed, or replaced by a migration) belongs to no store
+        // here: another store's key with the same number is another object.
+        return objectID.storeIdentifier.isEmpty ? store(for: objectID.entity) : nil
     }
 }
 

@@ -132,6 +132,11 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         stateLock.withLock { persistentStoreCoordinator = coordinator }
     }
 
+    /// Detaches the store from its coordinator (after it was removed).
+    func detach() {
+        stateLock.withLock { persistentStoreCoordinator = nil }
+    }
+
     open override var description: String {
         "<\(Swift.type(of: self)): \(type) \(url?.path ?? "-") \(identifier ?? "-")>"
     }

@@ -12,7 +12,7 @@ import Testing
 /// failed due to mandatory OTO nullify inverse on <Entity>/<relationship>", no action does nothing, and any other
 /// rule — deny — fails with `NSCoreDataError` "Delete rule is not supported for batch deletes").
 @Suite struct BatchDeleteTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func deletesWhatAFetchRequestMatchesWithEveryResultType(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let seeded = try stack.seedItems(20)
@@ -46,7 +46,7 @@ import Testing
         #expect(left == (2...14).filter { $0 != 10 && $0 != 11 }.map { String(format: "item-%04d", $0) })
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func deletesObjectsByID(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let seeded = try stack.seedItems(5)
@@ -67,7 +67,7 @@ import Testing
         #expect(again == 0)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func objectIDsOfDifferentEntitiesAreRefused(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let item = try stack.seedItems(1)[0]
@@ -83,7 +83,7 @@ import Testing
         #expect(try stack.count("Product") == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func subEntitiesAreDeletedOnlyWhenIncluded(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         try stack.seedItems(2)
@@ -100,7 +100,7 @@ import Testing
         #expect(try stack.count("SpecialItem") == 3)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func aFetchLimitDeletesInChunksInTheFetchRequestsOrder(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let seeded = try stack.seedItems(10)
@@ -157,7 +157,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func cascadeDeletesRelatedObjectsAndTheirRulesApply(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let library = try Self.library(stack)
@@ -177,7 +177,7 @@ import Testing
         #expect(try Self.titles(stack, library["t2"], "books") == ["b3"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func nullifyClearsToOneInverses(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let library = try Self.library(stack)
@@ -194,7 +194,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func nullifyLeavesToManyInverses(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let library = try Self.library(stack)
@@ -209,7 +209,7 @@ import Testing
         #expect(try stack.count("Publisher") == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func nullifyUnlinksManyToMany(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let library = try Self.library(stack)
@@ -220,7 +220,7 @@ import Testing
         #expect(try Self.titles(stack, library["t1"], "books") == ["b1", "b2"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func denyRulesMakeTheRequestFailBeforeDeletingAnything(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         try stack.run { context in
@@ -243,7 +243,7 @@ import Testing
         #expect(try stack.count("VaultItem") == 0)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func aMandatoryInverseThatWouldPointAtADeletedObjectFailsTheRequest(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         try stack.run { context in
@@ -269,7 +269,7 @@ import Testing
         #expect(try stack.fetch("Passport", sortedBy: "number").map { $0.value(forKey: "number") as? String } == ["P-1"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func noActionLeavesTheOtherSideAlone(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let (shelf, item) = try stack.run { context -> (NSManagedObjectID, NSManagedObjectID) in

@@ -8,7 +8,7 @@ import Testing
         try stack.run { context in caughtError { try context.execute(request) } }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func badInsertDictionaries(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let unknown = try Self.error(stack, NSBatchInsertRequest(entityName: "Item", objects: [["name": "ok"], ["nmae": "typo"]]))
@@ -37,7 +37,7 @@ import Testing
         #expect(try stack.count("Book") == 0)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func relationshipsSetByAManagedObjectHandlerAreRefused(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         var made = false
@@ -53,7 +53,7 @@ import Testing
         #expect(try stack.count("Author") == 0)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func badPropertiesToUpdate(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         try stack.seedItems(3)
@@ -86,7 +86,7 @@ import Testing
         #expect(try stack.fetch("Item").map { $0.value(forKey: "rating") as? Int } == [0, 1, 2])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func badDeleteRequests(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         try stack.seedItems(2)

@@ -4,7 +4,7 @@ import Testing
 /// `NSBatchInsertRequest` against every store: dictionaries, both handlers, every result type, defaults, primary
 /// keys, uniqueness constraints under each merge policy, external storage.
 @Suite struct BatchInsertTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func insertsDictionariesWithEveryResultType(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let stamp = Date(timeIntervalSinceReferenceDate: 700_000_000.5)
@@ -45,7 +45,7 @@ import Testing
         #expect(items[2].value(forKey: "rating") as? Int == 3)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func dictionaryHandlerIsCalledUntilItReturnsTrue(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let names = ["x", "y", "z"]
@@ -68,7 +68,7 @@ import Testing
         #expect(items.map { $0.value(forKey: "rating") as? Int } == [0, 10, 20])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func managedObjectHandlerObjectsAreNeverInsertedIntoAContext(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         var seen: [NSManagedObject] = []
@@ -95,7 +95,7 @@ import Testing
         #expect(items.map { $0.value(forKey: "rating") as? Int } == [7, 7], "a new object starts with the default values")
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func handlerRequestsByEntityName(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         var left = 2
@@ -120,7 +120,7 @@ import Testing
         #expect(special.value(forKey: "level") as? Int == 4)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func newObjectsSavedLaterGetFreshPrimaryKeys(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         try stack.seedItems(2)
@@ -136,7 +136,7 @@ import Testing
         #expect(all.isSuperset(of: inserted) && all.isSuperset(of: saved))
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func uniquenessConflictsFollowTheContextsMergePolicy(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let existing = try stack.run { context -> NSManagedObjectID in
@@ -188,7 +188,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func largeBinaryValuesGoToExternalStorage(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let big = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
@@ -204,7 +204,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func aChildContextExecutesAgainstItsCoordinator(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let parent = stack.newContext()
@@ -219,7 +219,7 @@ import Testing
         #expect(try stack.fetch("Item").map { $0.value(forKey: "name") as? String } == ["from a child"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func theCoordinatorExecutesBatchRequestsToo(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let result = try stack.run { context in

@@ -41,7 +41,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func batchInsertThenMerge(kind: StoreKind) throws {
         let rows = BatchScale.rows
         let stack = try BatchStack(kind)
@@ -79,7 +79,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func batchUpdateThenMerge(kind: StoreKind) throws {
         let rows = BatchScale.rows
         let stack = try BatchStack(kind)
@@ -121,7 +121,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func batchDeleteThenMerge(kind: StoreKind) throws {
         let rows = BatchScale.rows
         let stack = try BatchStack(kind)
@@ -151,7 +151,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func unmergedFaultsOfDeletedRowsFireAsDeletedObjects(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let ids = try Self.insertItems(stack, rows: 10)

@@ -4,7 +4,7 @@ import Testing
 /// `NSBatchUpdateRequest` against every store: constants, expressions, predicates, sub-entities, every result type,
 /// versions, uniqueness, and the row cache.
 @Suite struct BatchUpdateTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func updatesConstantsWithEveryResultType(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let seeded = try stack.seedItems(10)
@@ -46,7 +46,7 @@ import Testing
         #expect(byPrice[seeded[7]]?.value(forKey: "rating") as? Int == 7)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func expressionsSeeTheValuesBeforeTheUpdate(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let seeded = try stack.seedItems(4)
@@ -73,7 +73,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func keyPathsAndNowCopyValues(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         try stack.seedItems(3)
@@ -90,7 +90,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func subEntitiesAreUpdatedOnlyWhenIncluded(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         try stack.seedItems(2)
@@ -112,7 +112,7 @@ import Testing
         #expect(try stack.count("Item", NSPredicate(format: "rating == 50")) == 2)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func updatedRowsGetANewVersionAndTheRowCacheForgetsThem(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let id = try stack.seedItems(1)[0]
@@ -143,7 +143,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func anUpdateThatBreaksAUniquenessConstraintChangesNothing(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         try stack.run { context in
@@ -158,7 +158,7 @@ import Testing
         #expect(try stack.count("Product", NSPredicate(format: "stock == 4")) == 0)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.batchCapable)
     func predicatesWithObjectsAndRelationships(kind: StoreKind) throws {
         let stack = try BatchStack(kind)
         let (authorID, bookIDs) = try stack.run { context -> (NSManagedObjectID, [NSManagedObjectID]) in

@@ -13,8 +13,14 @@ final class DictionaryStore: NSIncrementalStore, @unchecked Sendable {
     var versions: [Int: UInt64] = [:]
     var nextReference = 1
     var calls: [String] = []
+    /// The object IDs contexts reported as registered and unregistered, in order.
+    var registered: [NSManagedObjectID] = []
+    var unregistered: [NSManagedObjectID] = []
 
     override var type: String { Self.typeName }
+
+    override func managedObjectContextDidRegisterObjects(with objectIDs: [NSManagedObjectID]) { registered += objectIDs }
+    override func managedObjectContextDidUnregisterObjects(with objectIDs: [NSManagedObjectID]) { unregistered += objectIDs }
 
     override func loadMetadata() throws {
         metadata = [NSStoreTypeKey: Self.typeName, NSStoreUUIDKey: "DICTIONARY-STORE-1"]

@@ -15,14 +15,27 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case inMemory
     /// `NSSQLiteStoreType`, on a fresh file in a temporary directory.
     case sqlite
+    /// `NSBinaryStoreType` (an `NSAtomicStore`), on a fresh file in a temporary directory.
+    case binary
+    /// `JSONFileStore`: a custom `NSIncrementalStore` written in the tests, one JSON file per entity.
+    case customIncremental
 
     var testDescription: String { rawValue }
+
+    /// The stores that execute batch requests (`NSBatchInsertRequest`, `NSBatchUpdateRequest`, `NSBatchDeleteRequest`):
+    /// Apple's SQLite store, and OpenCoreData's in-memory store. Atomic and custom stores refuse them with
+    /// `NSPersistentStoreUnsupportedRequestTypeError`, as Apple's do.
+    static let batchCapable: [StoreKind] = [.inMemory, .sqlite]
 
     /// The type string passed to `addPersistentStore(ofType:…)`.
     var storeType: String {
         switch self {
         case .inMemory: return NSInMemoryStoreType
         case .sqlite: return NSSQLiteStoreType
+        case .binary: return NSBinaryStoreType
+        case .customIncremental:
+            JSONFileStore.register()
+            return JSONFileStore.typeName
         }
     }
 
@@ -31,6 +44,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         switch self {
         case .inMemory: return nil
         case .sqlite: return "Store.sqlite"
+        case .binary: return "Store.binarystore"
+        case .customIncremental: return "JSONStore"
         }
     }
 
@@ -45,7 +60,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// (`owner.name != 'x'` drops objects with no owner).
     var inequalityMatchesNil: Bool {
         switch self {
-        case .inMemory: return true
+        case .inMemory, .binary, .customIncremental: return true   // evaluated in memory
         case .sqlite: return false
         }
     }
@@ -55,7 +70,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// `Decimal` itself.
     var keepsDecimalsExactly: Bool {
         switch self {
-        case .inMemory: return true
+        case .inMemory, .binary, .customIncremental: return true   // decimal strings in the file
         case .sqlite: return false
         }
     }

@@ -63,7 +63,24 @@ extension NSIncrementalStore: FetchingStore {
         Self.objectIDs(in: try newValue(forRelationship: relationship, forObjectWith: objectID, with: requestingContext))
     }
 
+    /// Saves through `execute(_:with:)` with an `NSSaveChangesRequest`. Optimistic locking is checked first against the
+    /// versions of the store's nodes (`newValuesForObject(with:with:)`), so a store that bumps a node's version on
+    /// every change gets Core Data's conflict detection and merge policies; afterwards the saved objects whose node
+    /// version is not the one the context expects are reported, so the context reloads them.
     func save(_ changes: StoreSaveChanges) throws -> StoreSaveResult {
+        var conflicts: [StoreSaveConflicts.Conflict] = []
+        for update in changes.updates {
+            let current = try snapshot(for: update.objectID)
+            if current?.version != update.expectedVersion {
+                conflicts.append(.init(objectID: update.objectID, expectedVersion: update.expectedVersion, persisted: current))
+            }
+        }
+        for delete in changes.deletes {
+            if let current = try snapshot(for: delete.objectID), current.version != delete.expectedVersion {
+                conflicts.append(.init(objectID: delete.objectID, expectedVersion: delete.expectedVersion, persisted: current))
+            }
+        }
+        if !conflicts.isEmpty { throw StoreSaveConflicts(conflicts: conflicts) }
         let context = requestingContext
         func objects(_ ids: [NSManagedObjectID]) -> Set<NSManagedObject>? {
             let found = Set(ids.compactMap { context.registeredObject(for: $0) })
@@ -73,19 +90,30 @@ extension NSIncrementalStore: FetchingStore {
             inserted: objects(changes.inserts.map(\.objectID)), updated: objects(changes.updates.map(\.objectID)),
             deleted: objects(changes.deletes.map(\.objectID)), locked: nil)
         _ = try execute(request, with: context)
-        return StoreSaveResult()
+        var changedByStore = Set<NSManagedObjectID>()
+        for (objectID, expected) in changes.inserts.map({ ($0.objectID, Int64(1)) }) + changes.updates.map({ ($0.objectID, $0.expectedVersion + 1) }) {
+            if let saved = try snapshot(for: objectID), saved.version != expected { changedByStore.insert(objectID) }
+        }
+        return StoreSaveResult(objectsChangedByStore: changedByStore)
     }
 
     func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
         let fetch = NSFetchRequest<NSFetchRequestResult>()
         fetch.entity = request.entity
         fetch.includesSubentities = request.includesSubentities
-        fetch.predicate = request.predicate
+        // As Apple hands a store the fetch request it was given: constants are the context's objects, not IDs.
+        let context = requestingContext
+        fetch.predicate = request.predicate.map { predicate in
+            PredicateRewriting.rewrite(predicate) { value in
+                if let objectID = value as? NSManagedObjectID { return context.object(with: objectID) }
+                return value
+            }
+        }
         fetch.sortDescriptors = request.sortDescriptors
         fetch.fetchLimit = request.fetchLimit
         fetch.fetchOffset = request.fetchOffset
         fetch.resultType = request.countOnly ? .countResultType : .managedObjectIDResultType
-        let answer = try execute(fetch, with: requestingContext)
+        let answer = try execute(fetch, with: context)
         if request.countOnly, let count = (answer as? [Any])?.first.flatMap({ ($0 as? NSNumber)?.intValue ?? ($0 as? Int) }) {
             return StoreFetchResult(objectIDs: [], snapshots: nil, count: count)
         }

@@ -24,6 +24,18 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
         UUID().uuidString
     }
 
+    /// The metadata of the store at `url`, read without adding it: by default a store of this class is made for
+    /// `url` and its `loadMetadata()` answers. Override it when reading the metadata alone is cheaper.
+    ///
+    /// ```swift
+    /// let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: "JSON", at: url)
+    /// ```
+    open override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        let store = self.init(persistentStoreCoordinator: nil, configurationName: nil, at: url, options: [NSReadOnlyPersistentStoreOption: true])
+        try store.loadMetadata()
+        return store.metadata ?? [:]
+    }
+
     /// Runs a fetch (`NSFetchRequest`, returning an array of objects, object IDs, dictionaries or one count
     /// `NSNumber`, as its `resultType` asks) or a save (`NSSaveChangesRequest`, returning an empty array).
     /// The default throws: a store must override it.
@@ -59,13 +71,13 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
     /// let id = newObjectID(for: bookEntity, referenceObject: 42)
     /// referenceObject(for: id) as? Int   // 42
     /// ```
-    public final func newObjectID(for entity: NSEntityDescription, referenceObject data: Any) -> NSManagedObjectID {
+    open func newObjectID(for entity: NSEntityDescription, referenceObject data: Any) -> NSManagedObjectID {
         let reference = NSManagedObjectID.ReferenceObject(value: (data as? AnyHashable) ?? AnyHashable("\(data)"))
         return NSManagedObjectID(entity: entity, key: .reference(reference), store: self)
     }
 
     /// The reference object an object ID of this store was made from.
-    public final func referenceObject(for objectID: NSManagedObjectID) -> Any {
+    open func referenceObject(for objectID: NSManagedObjectID) -> Any {
         if case .reference(let reference) = objectID.key { return reference.value.base }
         if case .primaryKey(let key) = objectID.key { return key }
         return objectID.uriRepresentation().absoluteString
