@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
+        .library(name: "Skopelos", targets: ["Skopelos"]),
         .executable(name: "moody", targets: ["moody"]),
     ],
     dependencies: [
@@ -33,16 +34,23 @@ let package = Package(
             name: "OpenCoreData",
             dependencies: ["CSQLite", "OpenCoreDataMacros", .product(name: "Logging", package: "swift-log")]
         ),
+        // The Skopelos data access layer (read / write over a main context and write contexts), on the public API.
+        .target(name: "Skopelos", dependencies: ["OpenCoreData"]),
         // The objc.io Moody app as a terminal program.
         .executableTarget(
             name: "moody",
-            dependencies: ["OpenCoreData"],
+            dependencies: ["OpenCoreData", "Skopelos"],
             resources: [.copy("Resources/Moody.xcdatamodeld")]
         ),
         .testTarget(
             name: "OpenCoreDataTests",
             dependencies: ["OpenCoreData", "CSQLite", .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Resources/Library.xcdatamodeld")]
+        ),
+        .testTarget(
+            name: "SkopelosTests",
+            dependencies: ["Skopelos", "OpenCoreData"],
+            resources: [.copy("Resources/DALModel.xcdatamodeld")]
         ),
         // Expansion and diagnostic tests of the @Managed macros.
         .testTarget(
