@@ -48,8 +48,9 @@ open class DALService: @unchecked Sendable {  // immutable after init; contexts 
     private let singleScratchContext: NSManagedObjectContext
     private var errorObserver: NSObjectProtocol?
 
-    /// The notification the `SK_` helpers post for an error met outside any read or write block of a service;
-    /// every service reports it through `handleError(_:)` (the seed's mechanism). `userInfo["error"]` is the error.
+    /// The notification the `SK_` helpers post for an error met in a context that belongs to no service (outside
+    /// every read or write block); every service reports it through `handleError(_:)` (the seed's mechanism).
+    /// `userInfo["error"]` is the error.
     public static let handleErrorNotification = Notification.Name("handleErrorNotification")
 
     /// The service whose read or write block is running on this thread (the `SK_` helpers report errors to it).
@@ -72,6 +73,7 @@ open class DALService: @unchecked Sendable {  // immutable after init; contexts 
             guard let error = notification.userInfo?["error"] as? NSError else { return }
             self?.handleError(error)
         }
+        Self.register(self)
         for error in coreDataStack.setupErrors {
             handleError(error)
         }
@@ -216,12 +218,34 @@ open class DALService: @unchecked Sendable {  // immutable after init; contexts 
         completionQueue.async { completion(error) }
     }
 
-    /// Reports an error met by a helper: to the service whose block is running, or to every service.
-    static func report(_ error: NSError) {
-        if let service = current {
+    /// Reports an error a helper met in `context`: to the service whose block is running, else to the service whose
+    /// stack `context` belongs to, else (a context of no service) to every service through the notification.
+    static func report(_ error: NSError, in context: NSManagedObjectContext?) {
+        if let service = current ?? context.flatMap(owner(of:)) {
             service.handleError(error)
         } else {
             NotificationCenter.default.post(name: handleErrorNotification, object: nil, userInfo: ["error": error])
         }
+    }
+
+    /// The services by their root context.
+    private static let owners = LockedBox<[ObjectIdentifier: WeakService]>([:])
+
+    private struct WeakService {
+        weak var service: DALService?
+    }
+
+    private static func register(_ service: DALService) {
+        owners.update { table in
+            table = table.filter { $0.value.service != nil }
+            table[ObjectIdentifier(service.coreDataStack.rootContext)] = WeakService(service: service)
+        }
+    }
+
+    /// The service whose stack `context` belongs to (found by walking up to the root context).
+    private static func owner(of context: NSManagedObjectContext) -> DALService? {
+        var top = context
+        while let parent = top.parent { top = parent }
+        return owners.get()[ObjectIdentifier(top)]?.service
     }
 }

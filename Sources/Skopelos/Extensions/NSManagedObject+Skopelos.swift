@@ -22,7 +22,7 @@ extension NSManagedObjectExtendable where Self: NSManagedObject {
             }
             return try otherContext.existingObject(with: objectID) as? Self
         } catch {
-            DALService.report(error as NSError)
+            DALService.report(error as NSError, in: otherContext)
             return nil
         }
     }
@@ -175,7 +175,7 @@ extension NSManagedObjectExtendable where Self: NSManagedObject {
         guard let entity = entityDescription(in: context) else {
             DALService.report(NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreOperationError, userInfo: [
                 NSLocalizedDescriptionKey: "No entity of the context's model has the managed object class '\(Self.self)'.",
-            ]))
+            ]), in: context)
             return nil
         }
         let request = NSFetchRequest<Self>()
@@ -191,7 +191,7 @@ extension NSManagedObjectExtendable where Self: NSManagedObject {
         do {
             return try context.fetch(request)
         } catch {
-            DALService.report(error as NSError)
+            DALService.report(error as NSError, in: context)
             return []
         }
     }
@@ -201,7 +201,7 @@ extension NSManagedObjectExtendable where Self: NSManagedObject {
         do {
             return try context.count(for: request)
         } catch {
-            DALService.report(error as NSError)
+            DALService.report(error as NSError, in: context)
             return 0
         }
     }
