@@ -45,6 +45,30 @@ struct AppStateReactorTests {
         #expect(reactor.delegate === dal.coreDataStack)
     }
 
+    /// When the main queue does not run within the reactor's timeout, the main context's changes stay unsaved (it
+    /// cannot be used off its queue), the root context is still saved, and the error is recorded.
+    @Test func aBlockedMainQueueCostsOnlyTheMainContextsChanges() async throws {
+        let url = try DALTest.newStoreURL()
+        let reactor = AppStateReactor(signals: [], savesAtExit: false, timeout: .milliseconds(200))
+        let dal = RecordingSkopelos(sqliteStack: DALTest.modelURL, storeURL: url, appStateReactor: reactor)
+        try await dal.read { User.SK_create($0).firstname = "Main" }
+        let root = dal.coreDataStack.rootContext
+        root.performAndWait { User.SK_create(root).firstname = "Root" }
+        await MainActor.run {
+            let saved = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                reactor.saveNow()   // from another thread, while the main queue is busy below
+                saved.signal()
+            }
+            saved.wait()
+        }
+        #expect(try PendingChanges.namesInStore(url) == ["Root"])
+        #expect(reactor.lastErrors.map(\.code) == [NSPersistentStoreSaveError])
+        reactor.saveNow()   // the main queue runs again: now everything is saved
+        #expect(try PendingChanges.namesInStore(url) == ["Main", "Root"])
+        #expect(reactor.lastErrors.isEmpty)
+    }
+
     /// `moody --wait-for-signal` (a separate process using Skopelos) leaves two moods unsaved in its stack (one in
     /// the main context, one in the root context) after saving one, then receives SIGTERM or SIGINT from this
     /// process: afterwards the store holds all three, and the process ended by that signal.
