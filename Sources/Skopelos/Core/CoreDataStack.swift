@@ -222,26 +222,3 @@ extension CoreDataStack: AppStateReactorDelegate {
         appStateReactor.record(errors)
     }
 }
-
-/// Whether the current code runs on the main queue (on Linux it may run off the main thread, after `dispatchMain()`).
-enum MainQueue {
-    private static let key: DispatchSpecificKey<Bool> = {
-        let key = DispatchSpecificKey<Bool>()
-        DispatchQueue.main.setSpecific(key: key, value: true)
-        return key
-    }()
-
-    static var isCurrent: Bool { Thread.isMainThread || DispatchQueue.getSpecific(key: key) == true }
-}
-
-/// A value behind a lock.
-final class LockedBox<Value>: @unchecked Sendable {  // every access holds `lock`
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func get() -> Value { lock.withLock { value } }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-    func update<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
-}
