@@ -6,8 +6,9 @@ public protocol NSManagedObjectExtendable {}
 extension NSManagedObject: NSManagedObjectExtendable {}
 
 // The seed's managed-object helpers, always explicit on the context: call them inside a read or write block with
-// the context the block received. Errors (a failed fetch, a class no entity of the model uses) go to the running
-// service's `handleError(_:)`, and the helper returns an empty result.
+// the context the block received. Errors (a failed fetch, a class no entity of the model uses) go to
+// `handleError(_:)` of the service whose block runs (else of the service that owns the context), and the helper
+// returns an empty result.
 extension NSManagedObjectExtendable where Self: NSManagedObject {
     /// This object in `otherContext` (giving it a permanent ID first if it has none yet); nil when it is not there.
     ///
