@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
+        .library(name: "Skopelos", targets: ["Skopelos"]),
         .executable(name: "moody", targets: ["moody"]),
         .executable(name: "coredata", targets: ["coredata"]),
     ],
@@ -41,10 +42,12 @@ let package = Package(
             name: "OpenCoreData",
             dependencies: ["CSQLite", "CZlib", "OpenCoreDataMacros", .product(name: "Logging", package: "swift-log")]
         ),
+        // The Skopelos data access layer (read / write over a main context and write contexts), on the public API.
+        .target(name: "Skopelos", dependencies: ["OpenCoreData"]),
         // The objc.io Moody app as a terminal program.
         .executableTarget(
             name: "moody",
-            dependencies: ["OpenCoreData"],
+            dependencies: ["OpenCoreData", "Skopelos"],
             resources: [.copy("Resources/Moody.xcdatamodeld")]
         ),
         // The `coredata` command-line tool: `coredata model …` and `coredata store …`.
@@ -56,6 +59,11 @@ let package = Package(
             name: "OpenCoreDataTests",
             dependencies: ["OpenCoreData", "CSQLite", .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Resources/Library.xcdatamodeld")]
+        ),
+        .testTarget(
+            name: "SkopelosTests",
+            dependencies: ["Skopelos", "OpenCoreData"],
+            resources: [.copy("Resources/DALModel.xcdatamodeld")]
         ),
         // Expansion and diagnostic tests of the @Managed macros.
         .testTarget(

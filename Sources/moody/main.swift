@@ -1,21 +1,23 @@
 // The objc.io book's Moody app as a terminal program: it records moods in an SQLite store (in a fresh
 // temporary directory, or `--store PATH`), relates them to countries and continents, saves, lists them through a
 // fetched results controller that reports live updates, deletes one mood to show the cleanup rules, reopens the
-// store and lists what persisted.
+// store and lists what persisted. Its writes go through the Skopelos data access layer: each `writeSync` runs on a
+// write context and is in the store when it returns; reads (and the list) use the main context.
 import OpenCoreData
+import Skopelos
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("moody: \(message)\n".utf8))
     exit(1)
 }
 
-guard let modelURL = Bundle.module.url(forResource: "Moody", withExtension: "xcdatamodeld") else { fail("the Moody.xcdatamodeld resource is missing") }
-let model: NSManagedObjectModel
-do {
-    model = try NSManagedObjectModel(validatingContentsOf: modelURL)
-} catch {
-    fail(error.localizedDescription)
+/// The data access layer: any error it meets ends the program with the error's message.
+final class MoodyStore: Skopelos, @unchecked Sendable {  // adds no state
+    override func handleError(_ error: NSError) {
+        fail(error.localizedDescription)
+    }
 }
+
 ColorsTransformer.register()
 NSManagedObjectModel.registerManagedObjectClasses([Mood.self, GeographicRegion.self, Country.self, Continent.self])
 
@@ -27,13 +29,8 @@ if let index = arguments.firstIndex(of: "--store"), index + 1 < arguments.count 
     storeURL = FileManager.default.temporaryDirectory.appendingPathComponent("moody-\(UUID().uuidString)/Moody.sqlite")
 }
 
-/// A context on a new coordinator for the store.
-func openStore() throws -> NSManagedObjectContext {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL, options: nil)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    return context
+if arguments.contains("--wait-for-signal") {
+    waitForSignal(storeURL: storeURL)
 }
 
 /// Prints every country with its moods.
@@ -50,9 +47,12 @@ func listMoods(in context: NSManagedObjectContext) throws {
 
 do {
     print("Moody: storing moods in \(storeURL.path)")
-    let context = try openStore()
-    try context.performAndWait {
-        var colors = ColorGenerator(seed: 42)
+    // The model is found by name among this program's resources (Bundle.module on Linux).
+    let moody = MoodyStore(sqliteStack: "Moody", bundle: .module, storeURL: storeURL)
+    var colors = ColorGenerator(seed: 42)
+    var permanentID = ""
+    try moody.writeSync { context in
+        var first: Mood?
         for (index, place) in Geography.places.enumerated() {
             let mood = Mood(context: context)
             mood.rating = Int16(index % 5)
@@ -62,17 +62,27 @@ do {
             let country = try Country.findOrCreate(code: place.country, in: context)
             country.continent = try Continent.findOrCreate(code: place.continent, in: context)
             country.addToMoods(mood)
+            first = first ?? mood
             print("recorded a mood (rating \(mood.rating)) in \(place.name), \(Geography.continentName(place.continent))")
         }
-        try context.save()
-        print("saved \(Geography.places.count) moods; the store assigned permanent IDs such as \(context.registeredObjects.first { $0 is Mood }?.objectID.uriRepresentation().absoluteString ?? "")")
+        if let first {
+            try context.obtainPermanentIDs(for: [first])
+            permanentID = first.objectID.uriRepresentation().absoluteString
+        }
+    }
+    print("saved \(Geography.places.count) moods; the store assigned permanent IDs such as \(permanentID)")
+    var list: MoodList?
+    try moody.read { context in
         print("moods by country:")
         try listMoods(in: context)
-
         print("the mood list (a fetched results controller, sections by country):")
-        let list = try MoodList(context: context)
-        list.show()
-        print("recording another mood in France, and re-rating the first mood in Japan:")
+        list = try MoodList(context: context)
+        list?.show()
+    }
+
+    print("recording another mood in France, and re-rating the first mood in Japan:")
+    // The list watches the main context: it reports the changes when the write is saved into it.
+    try moody.writeSync { context in
         let france = try Country.findOrCreate(code: 250, in: context)
         let extra = Mood(context: context)
         extra.rating = 4
@@ -81,27 +91,31 @@ do {
         if let japanese = try Country.findOrCreate(code: 392, in: context).moods.first {
             japanese.rating = 1
         }
-        context.processPendingChanges()   // the end of an event: the list reports its changes
-        try context.save()
+    }
 
+    var deletedCount: Int?
+    try moody.writeSync { context in
         let kenya = NSFetchRequest<Mood>(entityName: "Mood")
         kenya.predicate = NSPredicate(format: "country.numericISO3166Code == %d", 404)
         if let mood = try context.fetch(kenya).first {
             context.delete(mood)
             context.processPendingChanges()
-            print("deleted the only mood in Kenya: Kenya and Africa are deleted with it (\(context.deletedObjects.count) objects to delete)")
-            try context.save()
+            deletedCount = context.deletedObjects.count
         }
-        list.show()
     }
+    if let deletedCount {
+        print("deleted the only mood in Kenya: Kenya and Africa are deleted with it (\(deletedCount) objects to delete)")
+    }
+    moody.read { _ in list?.show() }
+
     print("reopening the store:")
-    let reopened = try openStore()
-    try reopened.performAndWait {
-        let moods = try reopened.count(for: NSFetchRequest<Mood>(entityName: "Mood"))
-        let countries = try reopened.count(for: NSFetchRequest<Country>(entityName: "Country"))
-        let continents = try reopened.count(for: NSFetchRequest<Continent>(entityName: "Continent"))
+    let reopened = MoodyStore(sqliteStack: "Moody", bundle: .module, storeURL: storeURL)
+    try reopened.read { context in
+        let moods = try context.count(for: NSFetchRequest<Mood>(entityName: "Mood"))
+        let countries = try context.count(for: NSFetchRequest<Country>(entityName: "Country"))
+        let continents = try context.count(for: NSFetchRequest<Continent>(entityName: "Continent"))
         print("  \(moods) moods, \(countries) countries, \(continents) continents persisted")
-        try listMoods(in: reopened)
+        try listMoods(in: context)
     }
 } catch {
     fail(error.localizedDescription)

@@ -289,6 +289,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         guard let queue, !isOnQueue else { return try runEvent(block) }
         return try withoutActuallyEscaping(block) { escapable in
             let box = UncheckedSendableBox(escapable)
+            // Called from the main queue running off the main thread (Linux, after `dispatchMain()` or in an async
+            // `main`): the thread keeps holding the main queue while it waits, so a main-queue context used inside
+            // the block (a child saving into it) runs inline instead of waiting for the main queue forever.
+            if !Thread.isMainThread && MainQueueMark.isHeld {
+                return try MainQueueMark.$heldBySyncCaller.withValue(true) { try queue.sync { try self.runEvent(box.value) } }
+            }
             return try queue.sync { try self.runEvent(box.value) }
         }
     }
@@ -344,7 +350,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         case .confinementConcurrencyType: return true
         // On Linux the main queue does not always run on the main thread (async `main` after its first `await`,
         // `dispatchMain()`): the queue carries a mark of its own.
-        case .mainQueueConcurrencyType: return Thread.isMainThread || DispatchQueue.getSpecific(key: MainQueueMark.key) != nil
+        case .mainQueueConcurrencyType: return Thread.isMainThread || MainQueueMark.isHeld
         case .privateQueueConcurrencyType: return DispatchQueue.getSpecific(key: QueueIdentity.key)?.context === self
         }
     }
@@ -366,6 +372,12 @@ enum MainQueueMark {
         DispatchQueue.main.setSpecific(key: key, value: true)
         return key
     }()
+
+    /// Set while a thread that holds the main queue waits in `performAndWait` on another context's queue.
+    @TaskLocal static var heldBySyncCaller = false
+
+    /// Whether the current thread holds the main queue (runs on it, or waits on another queue from it).
+    static var isHeld: Bool { DispatchQueue.getSpecific(key: key) != nil || heldBySyncCaller }
 }
 
 /// Marks a private queue with the context that owns it.
