@@ -62,8 +62,10 @@ enum ModelDifference {
                 if oldPropertyName != property.name { lines.append("~ \(name).\(oldPropertyName) renamed to \(property.name)") }
                 let before = ModelDescription.describe(oldProperty).replacingOccurrences(of: " \(oldProperty.name)", with: " \(property.name)")
                 let after = ModelDescription.describe(property)
-                if before != after || oldProperty.versionHash != property.versionHash {
+                if before != after {
                     lines.append("~ \(name).\(property.name): \(ModelDescription.describe(oldProperty)) → \(after)")
+                } else if oldPropertyName == property.name && oldProperty.versionHash != property.versionHash {
+                    lines.append("~ \(name).\(property.name): version hash changed (a setting this listing does not show)")
                 }
             }
             for property in old.properties.sorted(by: { $0.name < $1.name }) where property.entity === old && !matchedProperties.contains(property.name) {

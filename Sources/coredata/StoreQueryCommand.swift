@@ -31,7 +31,7 @@ struct StoreQueryCommand: ParsableCommand {
     @Option(help: "A predicate in NSPredicate's format language.")
     var predicate: String?
 
-    @Option(help: "Sort keys, comma-separated; '-key' sorts descending.")
+    @Option(parsing: .unconditional, help: "Sort keys, comma-separated; '-key' sorts descending.")
     var sort: String?
 
     @Option(help: "The most objects to print.")
@@ -89,7 +89,23 @@ enum ResultFormatting {
             }
             return (value as? NSManagedObject).map { shortID($0.objectID) }
         }
-        return value
+        guard let attribute = property as? NSAttributeDescription, let value, !(value is NSNull) else { return value }
+        // Numbers come back as NSNumber, whose bridging would read 0 as `false`: type them by the attribute.
+        switch attribute.attributeType {
+        case .booleanAttributeType:
+            return Flag(value: (value as? NSNumber)?.boolValue ?? (value as? Bool) ?? false)
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
+            return (value as? NSNumber)?.int64Value ?? value
+        case .doubleAttributeType, .floatAttributeType:
+            return (value as? NSNumber)?.doubleValue ?? value
+        default:
+            return value
+        }
+    }
+
+    /// A boolean attribute's value (kept apart from numbers).
+    struct Flag {
+        let value: Bool
     }
 
     /// `Entity/pN` from the object ID's URI.
@@ -105,7 +121,7 @@ enum ResultFormatting {
         case let data as Data: return "<\(data.count) bytes>"
         case let uuid as UUID: return uuid.uuidString
         case let url as URL: return url.absoluteString
-        case let bool as Bool: return bool ? "true" : "false"
+        case let flag as Flag: return flag.value ? "true" : "false"
         case let value?: return "\(value)"
         }
     }
@@ -133,9 +149,9 @@ enum ResultFormatting {
                 case nil, is NSNull: object[column] = NSNull()
                 case let data as Data: object[column] = data.base64EncodedString()
                 case let date as Date: object[column] = ISO8601DateFormatter().string(from: date)
+                case let flag as Flag: object[column] = flag.value
+                case let integer as Int64: object[column] = integer
                 case let number as NSNumber: object[column] = number
-                case let bool as Bool: object[column] = bool
-                case let integer as any BinaryInteger: object[column] = Int64(integer)
                 case let double as Double: object[column] = double
                 case let float as Float: object[column] = Double(float)
                 case let string as String: object[column] = string
@@ -144,7 +160,7 @@ enum ResultFormatting {
             }
             return object
         }
-        let data = try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])
+        let data = try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)
     }
 }
