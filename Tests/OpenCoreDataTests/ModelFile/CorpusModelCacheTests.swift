@@ -48,6 +48,10 @@ struct CorpusModelCacheTests {
             for (name, hash) in stored where decoded[name] != hash {
                 Issue.record("\(cache.store): entity \(name) hashes differently")
             }
+            // The same archive, written by Core Data, as a .mom file: NSManagedObjectModel(contentsOf:) loads it.
+            let mom = try TemporaryDirectory.make().appendingPathComponent("Apple.mom")
+            try Deflate.inflate(cache.blob).write(to: mom)
+            #expect(NSManagedObjectModel(contentsOf: mom)?.entityVersionHashesByName == stored, "\(cache.store)")
             if let identifiers = cache.metadata["NSStoreModelVersionIdentifiers"] as? [String] {
                 #expect(Set(model.versionIdentifiers.compactMap { $0 as? String }) == Set(identifiers), "\(cache.store)")
             }
