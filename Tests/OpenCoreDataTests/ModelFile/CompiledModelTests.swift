@@ -99,6 +99,16 @@ struct CompiledModelTests {
         #expect(throws: NSError.self) { try NSManagedObjectModel.checksumsForVersionedModel(at: mom) }
     }
 
+    @Test("NSPersistentContainer(name:) finds a compiled <name>.momd among the resources")
+    func containerFindsCompiledModel() throws {
+        let source = try #require(Bundle.module.url(forResource: "Library", withExtension: "xcdatamodeld"))
+        let resources = try TemporaryDirectory.make()
+        try ModelCompiler.compile(source, to: resources.appendingPathComponent("Library.momd"))
+        let found = try ContainerModelLookup.model(named: "Library", searching: [resources]).get()
+        #expect(found.sourceURL?.lastPathComponent == "Library.momd")
+        #expect(found.entityVersionHashesByName == (try NSManagedObjectModel(validatingContentsOf: source)).entityVersionHashesByName)
+    }
+
     @Test("a model built in code, with every kind of part, round-trips through a .mom")
     func codeBuiltModel() throws {
         let model = DerivedAttributeHashTests.sampleModel2V1()
