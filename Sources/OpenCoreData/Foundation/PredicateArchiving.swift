@@ -123,6 +123,13 @@ enum PredicateArchiving {
             let operand = try decodeExpression(operandIndex, in: reader, depth: depth + 1)
             let arguments = try subList("NSArguments")
             if case .constant(let value) = operand.node, value is PredicateUtilities {
+                // A predefined function: its name and argument count must be ones the evaluator knows.
+                guard let arity = PredicateFunctions.table[selector] else {
+                    throw KeyedArchiveError(description: "\(reader.describe(index)): '\(selector)' is not a predefined function")
+                }
+                guard arity.map({ arguments.count == $0 }) ?? !arguments.isEmpty else {
+                    throw KeyedArchiveError(description: "\(reader.describe(index)): '\(selector)' takes \(arity.map(String.init) ?? "at least 1") arguments, not \(arguments.count)")
+                }
                 return NSExpression(node: .function(target: nil, name: selector, arguments: arguments))
             }
             return NSExpression(node: .function(target: operand, name: selector, arguments: arguments))

@@ -122,9 +122,11 @@ enum CompiledModelReader {
             _ = try expectClass(root, ["NSManagedObjectModel"])
             let entityEntries = try dictionaryEntries("NSEntities", of: root)
             var ordered: [NSEntityDescription] = []
+            var names: Set<String> = []
             for entry in entityEntries {
                 let entity = try decodeEntity(entry.value)
                 guard entity._name == entry.key else { throw fail(entry.value, "listed as '\(entry.key)' but named '\(entity._name ?? "")'") }
+                guard names.insert(entry.key).inserted else { throw fail(root, "two entities are named '\(entry.key)'") }
                 ordered.append(entity)
             }
             // Inheritance: each entity's subentities in its NSSubentities order.
@@ -133,6 +135,9 @@ enum CompiledModelReader {
                 var subentities: [NSEntityDescription] = []
                 for sub in try dictionaryEntries("NSSubentities", of: entry.value) {
                     guard let subentity = entities[sub.value] else { throw fail(sub.value, "subentity '\(sub.key)' is not among the model's entities") }
+                    guard try reader.reference("NSSuperentity", of: sub.value) == entry.value, !subentities.contains(where: { $0 === subentity }) else {
+                        throw fail(sub.value, "listed as a subentity of '\(entry.key)', which is not its superentity")
+                    }
                     subentities.append(subentity)
                 }
                 if let superIndex = try reader.reference("NSSuperentity", of: entry.value) {
@@ -256,14 +261,17 @@ enum CompiledModelReader {
 
         // MARK: Properties
 
-        func decodeProperty(_ index: Int) throws(KeyedArchiveError) -> NSPropertyDescription {
+        func decodeProperty(_ index: Int, inComposite: Bool = false) throws(KeyedArchiveError) -> NSPropertyDescription {
             let className = try expectClass(index, ["NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription",
                                                      "NSRelationshipDescription", "NSFetchedPropertyDescription"])
             let property: NSPropertyDescription
             switch className {
             case "NSRelationshipDescription": property = try decodeRelationship(index)
             case "NSFetchedPropertyDescription": property = try decodeFetchedProperty(index)
-            default: property = try decodeAttribute(index, className: className)
+            default:
+                // Composite attributes hold plain attributes only (a composite inside one would let an archive recurse).
+                guard !inComposite || className == "NSAttributeDescription" else { throw fail(index, "a composite element must be a plain attribute") }
+                property = try decodeAttribute(index, className: className)
             }
             guard let name = try reader.string("NSPropertyName", of: index), !name.isEmpty else { throw fail(index, "NSPropertyName is missing") }
             property._name = name
@@ -301,7 +309,7 @@ enum CompiledModelReader {
                 let composite = NSCompositeAttributeDescription()
                 var elements: [NSAttributeDescription] = []
                 for element in try reader.elements("NSElements", of: index) {
-                    guard let attribute = try decodeProperty(element) as? NSAttributeDescription else { throw fail(element, "a composite element is not an attribute") }
+                    guard let attribute = try decodeProperty(element, inComposite: true) as? NSAttributeDescription else { throw fail(element, "a composite element is not an attribute") }
                     elements.append(attribute)
                 }
                 composite._elements = elements

@@ -113,6 +113,27 @@ struct PredicateArchivingTests {
         }
     }
 
+    @Test("predicate archives with rewired object references decode or throw 4864; what decodes formats and evaluates without trapping")
+    func rewiredReferences() throws {
+        let predicate = NSPredicate(format: "(name BEGINSWITH[c] 'a' OR age BETWEEN {1, 5}) AND SUBQUERY(items, $i, $i.price > 2).@count > 0 AND TERNARY(a > 1, b, c) == sum:(items.price) + 1 AND FUNCTION($source, 'valueForKey:', 'x') == 2")
+        let archive = try PredicateArchiving.archivedData(with: predicate)
+        var refused = 0, decodedCount = 0
+        let object: [String: Any] = ["name": "abc", "age": 3, "items": [["price": 3]], "a": 2, "b": 1, "c": 0]
+        for variant in try CompiledModelTests.rewiringUIDs(of: archive, count: 300, seed: 7) {
+            do {
+                let decoded = try PredicateArchiving.predicate(fromArchive: variant)
+                decodedCount += 1
+                _ = decoded.predicateFormat
+                _ = try? decoded.evaluateThrowing(with: object, substitutionVariables: ["source": ["x": 2]])
+            } catch {
+                refused += 1
+                #expect((error as NSError).code == 4864)
+            }
+        }
+        #expect(refused > 0)
+        #expect(decodedCount > 0)
+    }
+
     @Test("truncated, garbage and wrong-root archives throw NSCoderReadCorruptError (4864)")
     func malformedArchives() throws {
         let good = try PredicateArchiving.archivedData(with: NSExpression(format: "$source.a.b"))

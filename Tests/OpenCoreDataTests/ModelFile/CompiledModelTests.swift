@@ -99,6 +99,16 @@ struct CompiledModelTests {
         #expect(throws: NSError.self) { try NSManagedObjectModel.checksumsForVersionedModel(at: mom) }
     }
 
+    @Test("NSPersistentContainer(name:) finds a compiled <name>.momd among the resources")
+    func containerFindsCompiledModel() throws {
+        let source = try #require(Bundle.module.url(forResource: "Library", withExtension: "xcdatamodeld"))
+        let resources = try TemporaryDirectory.make()
+        try ModelCompiler.compile(source, to: resources.appendingPathComponent("Library.momd"))
+        let found = try ContainerModelLookup.model(named: "Library", searching: [resources]).get()
+        #expect(found.sourceURL?.lastPathComponent == "Library.momd")
+        #expect(found.entityVersionHashesByName == (try NSManagedObjectModel(validatingContentsOf: source)).entityVersionHashesByName)
+    }
+
     @Test("a model built in code, with every kind of part, round-trips through a .mom")
     func codeBuiltModel() throws {
         let model = DerivedAttributeHashTests.sampleModel2V1()
@@ -128,6 +138,64 @@ struct CompiledModelTests {
         #expect(decoded.entitiesByName["Author"]?.indexes.first?.partialIndexPredicate?.predicateFormat == "alias != nil")
         #expect(decoded.entities(forConfigurationName: "Small")?.count == 3)
         #expect(decoded.versionIdentifiers == ["2.0"])
+    }
+
+    /// A deterministic generator (SplitMix64), so that a failure reproduces.
+    struct SeededGenerator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// Every object reference of an archive's `$objects`, as (object index, key) paths.
+    static func rewiringUIDs(of archive: Data, count: Int, seed: UInt64) throws -> [Data] {
+        guard case .dictionary(var top) = try BinaryPropertyList.read(archive), case .array(let objects) = top["$objects"] else { return [] }
+        var generator = SeededGenerator(state: seed)
+        var variants: [Data] = []
+        let objectCount = UInt64(objects.count)
+        for _ in 0..<count {
+            var mutated = objects
+            for _ in 0..<3 {
+                let index = Int.random(in: 1..<objects.count, using: &generator)
+                guard case .dictionary(var fields) = mutated[index] else { continue }
+                let keys = fields.keys.filter { if case .uid = fields[$0] { $0 != "$class" } else { false } }.sorted()
+                guard let key = keys.randomElement(using: &generator) else { continue }
+                fields[key] = .uid(UInt64.random(in: 0..<objectCount, using: &generator))
+                mutated[index] = .dictionary(fields)
+            }
+            top["$objects"] = .array(mutated)
+            variants.append(BinaryPropertyListWriter.write(.dictionary(top)))
+        }
+        return variants
+    }
+
+    @Test("archives whose object references are rewired at random decode or throw 4864, never crash")
+    func rewiredReferences() throws {
+        let model = DerivedAttributeHashTests.sampleModel2V1()
+        let composite = NSCompositeAttributeDescription()
+        composite.name = "location"
+        let latitude = NSAttributeDescription()
+        latitude.name = "latitude"
+        latitude.attributeType = .doubleAttributeType
+        composite.elements = [latitude]
+        model.entitiesByName["Page"]!.properties += [composite]
+        let archive = try CompiledModelWriter.archive(model)
+        var refused = 0
+        for variant in try Self.rewiringUIDs(of: archive, count: 150, seed: 14) {
+            do {
+                let decoded = try CompiledModelReader.model(fromArchive: variant)
+                _ = decoded.entityVersionHashesByName  // what a store computes first
+            } catch {
+                refused += 1
+                #expect((error as NSError).code == 4864)
+            }
+        }
+        #expect(refused > 30)
     }
 
     @Test("truncated and damaged compiled models throw NSCoderReadCorruptError, never crash")

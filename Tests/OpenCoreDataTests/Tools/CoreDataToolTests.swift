@@ -49,7 +49,7 @@ struct CoreDataToolTests {
     }
 
     @Test("bad input: one line on stderr naming the problem, exit status 1, no crash",
-          arguments: ["missing", "text", "plain-sqlite", "no-cache", "bad-model", "wrong-output", "no-arguments"])
+          arguments: ["missing", "text", "plain-sqlite", "no-cache", "damaged-cache", "bad-model", "wrong-output", "no-arguments"])
     func badInput(_ kind: String) throws {
         let directory = try TemporaryDirectory.make()
         var arguments: [String]
@@ -72,6 +72,11 @@ struct CoreDataToolTests {
             guard Corpus.isAvailable else { return }
             arguments = ["store", "model", try Corpus.storeCopy("ooper-shlab__CoreDataBooks1.5-Swift__CoreDataBooks.CDBStore").path]
             fragment = "no model cache"
+        case "damaged-cache":
+            let store = try ModelCacheStoreTests.createStore(try ModelCacheStoreTests.libraryModel())
+            try ModelCacheStoreTests.execute("UPDATE Z_MODELCACHE SET Z_CONTENT = x'DEADBEEF'", in: store)
+            arguments = ["store", "model", store.path]
+            fragment = "not valid DEFLATE data"
         case "bad-model":
             let package = directory.appendingPathComponent("Broken.xcdatamodel")
             try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
