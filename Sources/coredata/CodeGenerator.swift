@@ -63,7 +63,7 @@ enum CodeGenerator {
         for case let relationship as NSRelationshipDescription in own where relationship.isToMany {
             text += accessors(relationship, owner: name)
         }
-        text += "\nextension \(name): Identifiable {\n\n}\n"
+        if entity.superentity == nil { text += "\nextension \(name): Identifiable {\n\n}\n" }  // sub-entities inherit it
         return text
     }
 

@@ -90,6 +90,8 @@ import Testing
         let after = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
         #expect(after[NSStoreUUIDKey] as? String == before[NSStoreUUIDKey] as? String)
         #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: after))
+        // The model cache now describes the new model.
+        #expect(try NSPersistentStoreCoordinator.cachedModelForPersistentStore(at: url).entityVersionHashesByName == model.entityVersionHashesByName)
         let newKeys = try RawDatabase(path: url.path).rows("SELECT Z_PK, ZFULLNAME FROM ZWRITER ORDER BY Z_PK").map { "\($0[0])=\($0[1])" }
         #expect(newKeys == oldKeys)
 

@@ -91,4 +91,18 @@ import Testing
         #expect(coordinator.persistentStores.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
+
+    @Test func metadataOfFilesThatAreNotStoresIsAClearError() throws {
+        let folder = try TemporaryDirectory.make()
+        let noise = folder.appendingPathComponent("noise.sqlite")
+        try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }).write(to: noise)
+        let notADatabase = #expect(throws: NSError.self) { _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: noise) }
+        #expect(notADatabase?.code == NSFileReadCorruptFileError)
+        let plain = folder.appendingPathComponent("plain.sqlite")
+        let connection = try SQLiteConnection(path: plain.path)
+        try connection.execute("CREATE TABLE notes (text TEXT)")
+        connection.close()
+        let foreign = #expect(throws: NSError.self) { _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: plain) }
+        #expect(foreign?.code == NSPersistentStoreIncompatibleSchemaError)
+    }
 }

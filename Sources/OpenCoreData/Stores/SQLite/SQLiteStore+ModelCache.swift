@@ -10,6 +10,11 @@ extension SQLiteStore {
     /// cache, as stores of older Core Data versions have none. Whether Apple's Core Data reads the caches written
     /// here is not verified (DEVIATIONS.md).
     func writeModelCache(for model: NSManagedObjectModel) throws {
+        try Self.writeModelCache(for: model, on: connection)
+    }
+
+    /// Writes the model cache row on `connection` (see `writeModelCache(for:)`); used by migrations too.
+    static func writeModelCache(for model: NSManagedObjectModel, on connection: SQLiteConnection) throws {
         guard let archive = try? CompiledModelWriter.archive(model),
               let decoded = try? CompiledModelReader.model(fromArchive: archive) else { return }
         decoded.freeze()

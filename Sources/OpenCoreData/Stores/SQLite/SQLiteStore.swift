@@ -119,7 +119,7 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     }
 
     /// Turns SQLite's "not a database"/corruption failures into Cocoa's corrupt-file error (as Apple reports them).
-    private static func openError(_ error: NSError, path: String) -> NSError {
+    static func openError(_ error: NSError, path: String) -> NSError {
         guard error.code == NSSQLiteError, let code = (error.userInfo[NSSQLiteErrorDomain] as? NSNumber)?.int32Value,
             SQLiteResultCode(rawValue: code).primary == .notADatabase || SQLiteResultCode(rawValue: code).primary == .corrupt
         else { return error }
@@ -279,11 +279,19 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
 
     /// Reads the metadata of the store file at `url` without opening it as a store.
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
-        let connection = try SQLiteConnection(path: url.path, configuration: .init(mode: .readOnly))
-        defer { connection.close() }
-        let store = SQLiteStore(persistentStoreCoordinator: nil, configurationName: nil, at: url, options: nil)
-        store.connection = connection
-        return try store.readMetadata()
+        do {
+            let connection = try SQLiteConnection(path: url.path, configuration: .init(mode: .readOnly))
+            defer { connection.close() }
+            let store = SQLiteStore(persistentStoreCoordinator: nil, configurationName: nil, at: url, options: nil)
+            store.connection = connection
+            guard try connection.fetchValue("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'Z_METADATA'") != nil else {
+                throw CoreDataError.make(NSPersistentStoreIncompatibleSchemaError, "The file at \(url.path) is not a Core Data store (no Z_METADATA table)",
+                                         userInfo: [NSFilePathErrorKey: url.path])
+            }
+            return try store.readMetadata()
+        } catch let error as NSError {
+            throw openError(error, path: url.path)
+        }
     }
 
     /// Writes metadata into the store file at `url` (keeping its model keys and UUID).

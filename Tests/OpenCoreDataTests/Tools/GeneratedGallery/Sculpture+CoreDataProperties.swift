@@ -15,7 +15,3 @@ extension Sculpture {
     @Managed public var weight: Float?
 
 }
-
-extension Sculpture: Identifiable {
-
-}

@@ -365,8 +365,8 @@ final class SQLiteLightweightMigration {
         }
     }
 
-    /// Replaces the metadata's model keys with the destination model's, keeping the UUID and user keys.
-    /// The old model cache no longer describes the store, so it is emptied.
+    /// Replaces the metadata's model keys with the destination model's, keeping the UUID and user keys, and the
+    /// model cache with the destination model's (none when the model cannot be archived faithfully).
     private func rewriteMetadata() throws {
         guard let row = try connection.fetchAll("SELECT Z_UUID, Z_PLIST FROM Z_METADATA").first, case .blob(let data) = row[1],
             var metadata = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
@@ -379,9 +379,9 @@ final class SQLiteLightweightMigration {
         let update = try connection.prepare("UPDATE Z_METADATA SET Z_PLIST = ?")
         try update.bind([.blob(plist)])
         try update.execute()
-        if try connection.fetchValue("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'Z_MODELCACHE'") != nil {
-            try connection.execute("DELETE FROM Z_MODELCACHE")
-        }
+        try connection.execute("CREATE TABLE IF NOT EXISTS Z_MODELCACHE (Z_CONTENT BLOB)")
+        try connection.execute("DELETE FROM Z_MODELCACHE")
+        try SQLiteStore.writeModelCache(for: destination.model, on: connection)
     }
 }
 
