@@ -1,7 +1,8 @@
 // The objc.io book's Moody app as a terminal program: it records moods in an SQLite store (in a fresh
 // temporary directory, or `--store PATH`), relates them to countries and continents, saves, lists them through a
-// fetched results controller that reports live updates, deletes one mood to show the cleanup rules, reopens the
-// store and lists what persisted. Its writes go through the Skopelos data access layer: each `writeSync` runs on a
+// fetched results controller that reports live updates, shows the region list (countries and continents through
+// the abstract GeographicRegion), deletes one mood to show the cleanup rules, undoes that, reopens the store and
+// lists what persisted. `moody shell` offers the same operations as commands. Its writes go through the Skopelos data access layer: each `writeSync` runs on a
 // write context and is in the store when it returns; reads (and the list) use the main context.
 import OpenCoreData
 import Skopelos
@@ -33,16 +34,9 @@ if arguments.contains("--wait-for-signal") {
     waitForSignal(storeURL: storeURL)
 }
 
-/// Prints every country with its moods.
-func listMoods(in context: NSManagedObjectContext) throws {
-    let request = NSFetchRequest<Country>(entityName: "Country")
-    request.sortDescriptors = [NSSortDescriptor(key: "numericISO3166Code", ascending: true)]
-    for country in try context.fetch(request) {
-        let continent = country.continent.map { Geography.continentName($0.numericISO3166Code) } ?? "no continent"
-        let moods = country.moods.sorted { $0.date < $1.date }
-        print("  \(Geography.countryName(country.numericISO3166Code)) (\(continent)): \(moods.count) mood(s) — "
-            + moods.map { "rating \($0.rating) \($0.colors?.map(\.hex).joined(separator: " ") ?? "")" }.joined(separator: "; "))
-    }
+if arguments.count > 1, arguments[1] == "shell" {
+    MoodyShell.run(storeURL: storeURL)
+    exit(0)
 }
 
 do {
@@ -54,16 +48,8 @@ do {
     try moody.writeSync { context in
         var first: Mood?
         for (index, place) in Geography.places.enumerated() {
-            let mood = Mood(context: context)
-            mood.rating = Int16(index % 5)
-            mood.colors = [colors.next(), colors.next(), colors.next()]
-            mood.latitude = place.latitude
-            mood.longitude = place.longitude
-            let country = try Country.findOrCreate(code: place.country, in: context)
-            country.continent = try Continent.findOrCreate(code: place.continent, in: context)
-            country.addToMoods(mood)
+            let mood = try MoodyOperations.record(at: place, rating: Int16(index % 5), colors: &colors, in: context)
             first = first ?? mood
-            print("recorded a mood (rating \(mood.rating)) in \(place.name), \(Geography.continentName(place.continent))")
         }
         if let first {
             try context.obtainPermanentIDs(for: [first])
@@ -74,7 +60,7 @@ do {
     var list: MoodList?
     try moody.read { context in
         print("moods by country:")
-        try listMoods(in: context)
+        try MoodyOperations.listMoods(in: context)
         print("the mood list (a fetched results controller, sections by country):")
         list = try MoodList(context: context)
         list?.show()
@@ -93,19 +79,31 @@ do {
         }
     }
 
+    try moody.read { context in try MoodyOperations.listRegions(in: context) }
+
+    // The write context gets an undo manager: the deletion below can be undone after it was saved.
     var deletedCount: Int?
     try moody.writeSync { context in
-        let kenya = NSFetchRequest<Mood>(entityName: "Mood")
-        kenya.predicate = NSPredicate(format: "country.numericISO3166Code == %d", 404)
-        if let mood = try context.fetch(kenya).first {
-            context.delete(mood)
-            context.processPendingChanges()
-            deletedCount = context.deletedObjects.count
-        }
+        context.undoManager = UndoManager()
+        deletedCount = try MoodyOperations.deleteMood(at: Geography.places[4], in: context)
     }
     if let deletedCount {
         print("deleted the only mood in Kenya: Kenya and Africa are deleted with it (\(deletedCount) objects to delete)")
     }
+    print("the mood list now:")
+    moody.read { _ in list?.show() }
+    try moody.read { context in try MoodyOperations.listRegions(in: context) }
+
+    print("undoing the deletion:")
+    var restored = 0
+    moody.writeSync { context in
+        context.undoManager?.undo()
+        context.processPendingChanges()
+        restored = context.insertedObjects.count
+        context.undoManager = nil
+    }
+    print("undid it: the mood, Kenya and Africa are back (\(restored) objects inserted again)")
+    print("the mood list now:")
     moody.read { _ in list?.show() }
 
     print("reopening the store:")
@@ -115,7 +113,8 @@ do {
         let countries = try context.count(for: NSFetchRequest<Country>(entityName: "Country"))
         let continents = try context.count(for: NSFetchRequest<Continent>(entityName: "Continent"))
         print("  \(moods) moods, \(countries) countries, \(continents) continents persisted")
-        try listMoods(in: context)
+        try MoodyOperations.listMoods(in: context)
+        try MoodyOperations.listRegions(in: context)
     }
 } catch {
     fail(error.localizedDescription)
