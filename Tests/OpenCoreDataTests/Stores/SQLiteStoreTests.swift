@@ -432,6 +432,13 @@ enum CrashModel {
         return model
     }()
 
+    /// The store options of the crash child and checker: persistent history is recorded with every save and batch
+    /// request, so a kill also lands inside history writes.
+    static var storeOptions: [AnyHashable: Any] { [NSPersistentHistoryTrackingKey: true] }
+
+    /// The text the batch update after save `number` gives every item of that save.
+    static func checkedText(_ number: Int64) -> String { "checked \(number)" }
+
     /// The blob of batch `number` (above the 128 KiB external-storage threshold).
     static func blob(_ number: Int64) -> Data {
         var data = Data(repeating: UInt8(truncatingIfNeeded: number &* 37), count: 140_000)
@@ -527,7 +534,7 @@ final class CrashChild {
     /// Opens the store and saves batches until killed (or until a time limit, should no kill come).
     static func saveLoop(storePath: String) throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CrashModel.shared)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: storePath))
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: storePath), options: CrashModel.storeOptions)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         let deadline = Date().addingTimeInterval(60)
@@ -552,6 +559,16 @@ final class CrashChild {
                     throw error
                 }
                 report("OCD-CRASH done \(number)")
+                // A batch update of the batch's items (with its history transaction): all of them or none.
+                let update = NSBatchUpdateRequest(entityName: "Item")
+                update.predicate = NSPredicate(format: "saveNumber == %lld", number)
+                update.propertiesToUpdate = ["text": CrashModel.checkedText(number)]
+                do {
+                    _ = try context.execute(update)
+                } catch {
+                    report("OCD-CRASH failed batch \(number) \(error)")
+                    throw error
+                }
                 context.reset()  // keeps the child's memory flat
                 guard let reloaded = try context.objects("Counter").first else { throw ConformanceFailure("the counter vanished") }
                 counter = reloaded
@@ -580,7 +597,7 @@ struct CrashStoreCheck {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CrashModel.shared)
         let store: NSPersistentStore
         do {
-            store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: path))
+            store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: path), options: CrashModel.storeOptions)
         } catch {
             // A kill before the first transaction committed may leave a file without Core Data tables.
             let tables = try RawSQLite.rows(path, "SELECT count(*) FROM sqlite_master WHERE name = 'Z_METADATA'")
@@ -605,13 +622,22 @@ struct CrashStoreCheck {
                 let shape = items.map { "\($0.value(forKey: "saveNumber") as? Int64 ?? -1)/\($0.value(forKey: "index") as? Int16 ?? -1)" }
                 let wanted = (0..<CrashModel.itemsPerBatch).map { "\(number)/\($0)" }
                 if shape != wanted { problems.append("batch \(number) has items \(shape)") }
-                if items.contains(where: { $0.value(forKey: "text") as? String != CrashModel.text(number, Int($0.value(forKey: "index") as? Int16 ?? -1)) }) {
-                    problems.append("batch \(number) has an item with a wrong text")
+                // Either the batch update after the save ran on all of the batch's items, or on none.
+                let texts = items.map { $0.value(forKey: "text") as? String }
+                let original = items.map { CrashModel.text(number, Int($0.value(forKey: "index") as? Int16 ?? -1)) }
+                if texts != original && texts != Array(repeating: CrashModel.checkedText(number), count: items.count) {
+                    problems.append("batch \(number) has items with texts neither all original nor all updated: \(texts.map { $0?.prefix(12) ?? "nil" })")
                 }
                 if batch.value(forKey: "blob") as? Data != CrashModel.blob(number) { problems.append("batch \(number)'s external blob is wrong or missing") }
             }
             let itemCount = try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item"))
             if itemCount != batches.count * CrashModel.itemsPerBatch { problems.append("\(itemCount) items for \(batches.count) batches") }
+            // Every completed save wrote one history transaction that changed the counter (none half-written).
+            let transactions = try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)) as? NSPersistentHistoryResult
+            let counterSaves = ((transactions?.result as? [NSPersistentHistoryTransaction]) ?? []).filter { transaction in
+                transaction.changes?.contains { $0.changedObjectID.entity.name == "Counter" } ?? false
+            }.count
+            if counterSaves != counter { problems.append("\(counterSaves) history transactions changed the counter, which is \(counter)") }
             return (counter, problems)
         }
         self.counter = counter
