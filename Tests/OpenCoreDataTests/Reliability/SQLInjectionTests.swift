@@ -175,6 +175,7 @@ import Testing
             }
         }
         #expect(try BatchSQLTests.rows(stack, store, "SELECT count(*) FROM sqlite_master WHERE name IN ('ZITEM', 'Z_PRIMARYKEY')") == [[.integer(2)]])
-        print("Hostile key paths and entity names: \(keys.count + 6) tried, \(refused) refused with an error before SQL")
+        print("Hostile key paths and entity names: \(keys.count + 6) tried, \(refused) refused with an error (\(Self.evaluatedInMemory.count) of them by the "
+            + "in-memory evaluator after a plain SELECT of the rows, the rest before any SQL); no key or name ever in SQL")
     }
 }
