@@ -58,6 +58,8 @@ import Darwin
         for scenario in Self.scenarios {
             let url = root.appendingPathComponent(scenario).appendingPathComponent("Locked.sqlite")
             #expect(try Data(contentsOf: url) == fingerprints[scenario], "\(scenario): the store file changed")
+            // Reading a WAL database needs its -shm: give the directory back first (as a non-root user it is ours).
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.deletingLastPathComponent().path)
             #expect(try RawSQLite.rows(url.path, "SELECT ZNAME FROM ZITEM ORDER BY Z_PK").compactMap { $0[0] } == (0..<5).map { "kept \($0)" })
         }
     }
@@ -109,5 +111,39 @@ import Darwin
             print("Read-only \(scenario): opened (read-only store: \(store.isReadOnly)), save refused with \(error?.code ?? 0) (\(error?.userInfo[NSSQLiteErrorDomain] ?? "no SQLite code"))")
             try coordinator.remove(store)
         }
+    }
+
+    /// `NSReadOnlyPersistentStoreOption`: batch requests are refused like saves (Apple's store refuses every write to
+    /// a read-only store), with Core Data's error, and the file keeps every byte. (Saves: `SQLiteStoreTests`.)
+    @Test(.enabled(if: ChildProcess.role == nil))
+    func theReadOnlyOptionRefusesBatchRequests() throws {
+        let url = try TemporaryDirectory.make().appendingPathComponent("ReadOnly.sqlite")
+        let writer = NSPersistentStoreCoordinator(managedObjectModel: BatchModel.shared)
+        let store = try writer.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = writer
+        for index in 0..<3 { NSEntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue("kept \(index)", forKey: "name") }
+        try context.save()
+        try writer.remove(store)
+        let before = try Data(contentsOf: url)
+
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BatchModel.shared)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: [NSReadOnlyPersistentStoreOption: true])
+        let reader = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        reader.persistentStoreCoordinator = coordinator
+        let update = NSBatchUpdateRequest(entityName: "Item")
+        update.propertiesToUpdate = ["name": "changed"]
+        let requests: [(String, NSPersistentStoreRequest)] = [
+            ("batch insert", NSBatchInsertRequest(entityName: "Item", objects: [["name": "new"]])),
+            ("batch update", update),
+            ("batch delete", NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Item"))),
+        ]
+        for (name, request) in requests {
+            let error = #expect(throws: NSError.self, "\(name) on a read-only store") { try reader.execute(request) }
+            #expect(error?.domain == NSCocoaErrorDomain, "\(name)")
+            #expect([NSPersistentStoreSaveError, NSPersistentStoreOperationError].contains(error?.code ?? 0), "\(name): \(String(describing: error))")
+        }
+        #expect(try reader.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")) == 3)
+        #expect(try Data(contentsOf: url) == before)
     }
 }
