@@ -72,6 +72,11 @@ enum FetchKeyPathValidation {
     /// left to evaluation.
     static func validateKeyPath(_ path: String, entity: NSEntityDescription, context: String) throws {
         var current: NSEntityDescription? = entity
+        // An empty key path or component ("", "a..b", "a.") names nothing; Apple refuses it like an unknown key.
+        if path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
+            throw CoreDataError.make(NSCoreDataError, "keypath '\(path)' not found in entity \(entity.name ?? "?") (\(context))",
+                                     userInfo: ["NSUnderlyingException": "keypath '\(path)' not found in entity \(entity.name ?? "?")"])
+        }
         for component in path.split(separator: ".").map(String.init) {
             guard let entity = current else { return }
             if component.hasPrefix("@") || component == "self" || component == "SELF" { return }

@@ -6,6 +6,8 @@ struct ExternalBinaryStorage {
     let directory: URL
     /// Whether the store is an in-memory database (`/dev/null`): every value stays in its row.
     let isInMemory: Bool
+    /// Whether new folders are created 0700 and new files 0600 (the store's owner-only option).
+    var ownerOnly = false
 
     /// Copies the external-data files of the store at `source` into the folder of the store at `destination`
     /// (their names are UUIDs, so nothing is overwritten); used when one store's file replaces another's.
@@ -18,7 +20,8 @@ struct ExternalBinaryStorage {
         }
     }
 
-    init(storePath: String) {
+    init(storePath: String, ownerOnly: Bool = false) {
+        self.ownerOnly = ownerOnly
         isInMemory = storePath == SQLiteStore.inMemoryPath
         let store = URL(fileURLWithPath: storePath)
         let name = store.deletingPathExtension().lastPathComponent
@@ -28,10 +31,19 @@ struct ExternalBinaryStorage {
     /// The column value for `data`: inline below the threshold, otherwise a new file and its reference.
     func encode(_ data: Data, threshold: Int) throws -> (column: Data, file: URL?) {
         guard data.count > threshold, !isInMemory else { return (Data([0x01]) + data, nil) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                attributes: ownerOnly ? [.posixPermissions: 0o700] : nil)
         let name = UUID().uuidString
         let file = directory.appendingPathComponent(name)
-        try data.write(to: file, options: .atomic)
+        do {
+            try data.write(to: file, options: .atomic)
+            if ownerOnly { try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path) }
+        } catch {
+            // A full disk or an unwritable folder: Core Data's save error, the file system's reason underneath.
+            try? FileManager.default.removeItem(at: file)
+            throw CoreDataError.make(NSPersistentStoreSaveError, "The external binary data file \(file.path) cannot be written: \((error as NSError).localizedDescription)",
+                                     userInfo: [NSUnderlyingErrorKey: error, NSFilePathErrorKey: file.path])
+        }
         return (Data([0x02]) + Data(name.utf8) + Data([0x00]), file)
     }
 

@@ -10,8 +10,9 @@ import Logging
 ///                                    options: [NSSQLitePragmasOption: ["synchronous": "FULL"]])
 /// ```
 /// Options: `NSReadOnlyPersistentStoreOption`, `NSSQLitePragmasOption`, `NSSQLiteManualVacuumOption`,
-/// `NSSQLiteAnalyzeOption`, `NSPersistentStoreTimeoutOption`, and `NSPersistentStoreFileProtectionKey`
-/// (accepted; Linux has no data protection classes).
+/// `NSSQLiteAnalyzeOption`, `NSPersistentStoreTimeoutOption`, and `NSPersistentStoreFileProtectionKey` (Linux has
+/// no data protection classes: any class but `FileProtectionType.none` creates the store, its -wal/-shm and its
+/// external-data folders and files owner-only, 0600/0700; without it new files follow the umask, as Apple's do).
 final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     // @unchecked Sendable: the connection and schema are used only under the coordinator's lock
     // (SnapshotStore contract); metadata goes through NSPersistentStore's lock.
@@ -56,11 +57,23 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     /// Where the store's external binary values live (made once).
     var externalStorage: ExternalBinaryStorage {
         if let externalStorageCache { return externalStorageCache }
-        let storage = ExternalBinaryStorage(storePath: path)
+        let storage = ExternalBinaryStorage(storePath: path, ownerOnly: createsOwnerOnlyFiles)
         externalStorageCache = storage
         return storage
     }
     private var externalStorageCache: ExternalBinaryStorage?
+
+    /// Whether new files are owner-only: `NSPersistentStoreFileProtectionKey` names a protection class other than
+    /// `.none` (given as a `FileProtectionType` or its raw string).
+    ///
+    /// ```swift
+    /// options: [NSPersistentStoreFileProtectionKey: FileProtectionType.complete]   // Store.sqlite is 0600
+    /// ```
+    var createsOwnerOnlyFiles: Bool {
+        guard let value = options?[NSPersistentStoreFileProtectionKey] else { return false }
+        let protection = (value as? FileProtectionType)?.rawValue ?? (value as? String) ?? ""
+        return !protection.isEmpty && protection != FileProtectionType.none.rawValue
+    }
 
     override var url: URL? {
         didSet {
@@ -86,6 +99,7 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
         var configuration = SQLiteConnection.Configuration(mode: isReadOnly ? .readOnly : .readWriteCreate)
+        configuration.createsOwnerOnlyFiles = createsOwnerOnlyFiles
         // Nothing is written to the file (not even its journal mode) until it is known to be a store of ours.
         configuration.appliesStoreDefaultsOnOpen = false
         if let timeout = (options?[NSPersistentStoreTimeoutOption] as? NSNumber)?.doubleValue ?? (options?[NSPersistentStoreTimeoutOption] as? Double) {
