@@ -39,7 +39,7 @@ private func uids(_ controller: NSFetchedResultsController<NSManagedObject>) -> 
     (controller.sections ?? []).map { ($0.objects ?? []).map { ($0 as! NSManagedObject).uid } }
 }
 
-/// The events of one delivery, as text with uids.
+/// The events of one delivery, as text with uids (reads the objects: call it on their context's queue).
 private func describe(_ delivery: [FRCEvent]) -> [String] {
     delivery.compactMap { event in
         switch event {
@@ -163,7 +163,7 @@ struct FetchedResultsControllerTests {
         }
         let deliveries = context.performAndWait { recorder.take() }
         try #require(deliveries.count == 1)
-        #expect(describe(deliveries[0]) == ["delete 1 0.0→-", "insert 6 -→0.0", "move 3 0.2→0.4", "update 4 0.3→0.2"])
+        #expect(context.performAndWait { describe(deliveries[0]) } == ["delete 1 0.0→-", "insert 6 -→0.0", "move 3 0.2→0.4", "update 4 0.3→0.2"])
         #expect(context.performAndWait { uids(controller) } == [[6, 2, 4, 5, 3]])
         let replayed = try frcReplay(FRCTable(sections: [.init(name: "", rows: [])]), [.willChange, .didChange])
         #expect(replayed.sections.count == 1)
@@ -181,7 +181,7 @@ struct FetchedResultsControllerTests {
         }
         let deliveries = context.performAndWait { recorder.take() }
         try #require(deliveries.count == 1)
-        #expect(describe(deliveries[0]) == ["section delete 0 a", "section insert 1 c", "move 1 0.0→1.0"])
+        #expect(context.performAndWait { describe(deliveries[0]) } == ["section delete 0 a", "section insert 1 c", "move 1 0.0→1.0"])
         #expect(context.performAndWait { controller.sections?.map(\.name) } == ["b", "c"])
     }
 
@@ -208,8 +208,8 @@ struct FetchedResultsControllerTests {
         context.performAndWait {}
         let deliveries = context.performAndWait { recorder.take() }
         try #require(deliveries.count == 2)
-        #expect(describe(deliveries[0]) == ["update 2 0.1→0.1", "update 3 0.2→0.2"])
-        #expect(describe(deliveries[1]).filter { $0.hasPrefix("move") }.count == 2, "both ends moved past every untouched row")
+        #expect(context.performAndWait { describe(deliveries[0]) } == ["update 2 0.1→0.1", "update 3 0.2→0.2"])
+        #expect(context.performAndWait { describe(deliveries[1]) }.filter { $0.hasPrefix("move") }.count == 2, "both ends moved past every untouched row")
         #expect(context.performAndWait { uids(controller) } == [[4, 2, 3, 1]])
         try context.performAndWait {
             // Swapping two neighbours takes one move, not two.
@@ -218,7 +218,8 @@ struct FetchedResultsControllerTests {
             items[3]!.setValue(Int16(2), forKey: "rank")
         }
         let swap = context.performAndWait { recorder.take() }
-        #expect(swap.count == 1 && describe(swap[0]).filter { $0.hasPrefix("move") }.count == 1 && describe(swap[0]).filter { $0.hasPrefix("update") }.count == 1)
+        let swapped = context.performAndWait { swap.first.map(describe) ?? [] }
+        #expect(swap.count == 1 && swapped.filter { $0.hasPrefix("move") }.count == 1 && swapped.filter { $0.hasPrefix("update") }.count == 1)
     }
 
     @Test func untouchedRowsAndOtherEntitiesGetNoEvents() throws {

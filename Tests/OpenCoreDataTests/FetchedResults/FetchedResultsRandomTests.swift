@@ -190,7 +190,9 @@ struct FRCRandomRun {
     }
 
     private mutating func remember(_ table: FRCTable) {
-        for row in table.allRows where row.managedObjectContext != nil { uidOf[ObjectIdentifier(row)] = row.uid }
+        // The uids are read on the context's queue (the rows are its objects).
+        let uids = context.performAndWait { table.allRows.filter { $0.managedObjectContext != nil }.map { (ObjectIdentifier($0), $0.uid) } }
+        for (id, uid) in uids { uidOf[id] = uid }
     }
 
     // MARK: Change sets
