@@ -267,6 +267,9 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
         guard case .blob(let plistData) = row[1] else {
             throw CoreDataError.make(NSPersistentStoreIncompatibleSchemaError, "The store's metadata is not a property list")
         }
+        guard MetadataPlistCheck.binaryPlistHasNoSet(plistData) else {
+            throw CoreDataError.make(NSPersistentStoreIncompatibleSchemaError, "The store's metadata is not a valid property list (it holds a set)")
+        }
         let plist: Any
         do {
             plist = try PropertyListSerialization.propertyList(from: plistData, format: nil)
