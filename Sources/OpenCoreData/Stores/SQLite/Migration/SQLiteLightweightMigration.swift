@@ -18,6 +18,8 @@ final class SQLiteLightweightMigration {
     /// Entity mapping by destination entity.
     private var mappingByDestination: [ObjectIdentifier: NSEntityMapping] = [:]
     private var pairTableCount = 0
+    /// The store's tables that belong to the source model's layout.
+    private let oldTables: [String]
 
     static let oldTablePrefix = "Z_OCDOLD_"
 
@@ -34,6 +36,7 @@ final class SQLiteLightweightMigration {
         }
         source = SQLiteSchema(model: sourceModel, existingTables: columnsByTable)
         destination = SQLiteSchema(model: destinationModel)
+        oldTables = source.tables.map(\.name) + source.joinTables.map(\.name) + source.ownJoinTables.map(\.name)
         self.mapping = mapping
         self.progress = progress
         for entityMapping in mapping.entityMappings ?? [] {
@@ -90,7 +93,7 @@ final class SQLiteLightweightMigration {
             progress(0.5)
             try rebuildRelationships()
             progress(0.8)
-            for table in oldTables() { try connection.execute("DROP TABLE IF EXISTS \(SQLiteStore.quoted(Self.oldTablePrefix + table))") }
+            for table in oldTables { try connection.execute("DROP TABLE IF EXISTS \(SQLiteStore.quoted(Self.oldTablePrefix + table))") }
             for index in 0..<pairTableCount { try connection.execute("DROP TABLE IF EXISTS temp.Z_OCDPAIRS_\(index)") }
             try rewritePrimaryKeys()
             try rewriteMetadata()
@@ -111,10 +114,6 @@ final class SQLiteLightweightMigration {
 
     // MARK: Tables
 
-    /// The store's tables that belong to the source model's layout.
-    private func oldTables() -> [String] {
-        source.tables.map(\.name) + source.joinTables.map(\.name) + source.ownJoinTables.map(\.name)
-    }
 
     private func old(_ table: String) -> String { SQLiteStore.quoted(Self.oldTablePrefix + table) }
 
@@ -128,13 +127,13 @@ final class SQLiteLightweightMigration {
         let rows = try connection.fetchAll("SELECT type, name, tbl_name FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL")
         for row in rows {
             guard case .text(let type) = row[0], case .text(let name) = row[1], case .text(let table) = row[2] else { continue }
-            guard oldTables().contains(table) || name.hasPrefix("Z_DA_") else { continue }
+            guard oldTables.contains(table) || name.hasPrefix("Z_DA_") else { continue }
             try connection.execute("DROP \(type == "index" ? "INDEX" : "TRIGGER") IF EXISTS \(SQLiteStore.quoted(name))")
         }
-        for table in oldTables() where tables.contains(table) {
+        for table in oldTables where tables.contains(table) {
             try connection.execute("ALTER TABLE \(SQLiteStore.quoted(table)) RENAME TO \(old(table))")
         }
-        for table in oldTables() where !tables.contains(table) {
+        for table in oldTables where !tables.contains(table) {
             throw CoreDataError.make(NSMigrationManagerSourceStoreError, "The store has no table \(table), which its model version needs")
         }
     }
