@@ -14,7 +14,7 @@ import Foundation
 /// let value = try BinaryPropertyList.read(data)
 /// if case .dictionary(let top) = value, case .string("NSKeyedArchiver") = top["$archiver"] { … }
 /// ```
-indirect enum PropertyListObject: Equatable {
+indirect enum PropertyListObject: Equatable, Sendable {
     case null
     case boolean(Bool)
     case integer(Int64)
