@@ -10,12 +10,17 @@ final class RowCache: Sendable {
         var fetched: ContinuousClock.Instant
     }
 
-    private let rows = Locked<[NSManagedObjectID: Entry]>([:])   // not Mutex: TSan cannot see it (Locked.swift)
+    /// The rows by the root entity of their inheritance hierarchy, then by object ID: a batch request that changes
+    /// rows without listing them drops a whole hierarchy at once.
+    private let rows = Locked<[ObjectIdentifier: [NSManagedObjectID: Entry]]>([:])   // not Mutex: TSan cannot see it (Locked.swift)
+
+    private static func hierarchy(of objectID: NSManagedObjectID) -> ObjectIdentifier { ObjectIdentifier(objectID.entity.rootEntity) }
 
     /// The cached row of `objectID`, if it is not older than `maximumAge` seconds (negative: any age).
     func snapshot(for objectID: NSManagedObjectID, maximumAge: TimeInterval = -1) -> ObjectSnapshot? {
-        rows.withLock { rows in
-            guard let entry = rows[objectID] else { return nil }
+        let hierarchy = Self.hierarchy(of: objectID)
+        return rows.withLock { rows in
+            guard let entry = rows[hierarchy]?[objectID] else { return nil }
             if maximumAge >= 0 && entry.fetched.duration(to: .now) > .milliseconds(Int64(maximumAge * 1000)) { return nil }
             return entry.snapshot
         }
@@ -23,10 +28,26 @@ final class RowCache: Sendable {
 
     /// Records rows a fetch or fault produced (a newer version replaces an older one).
     func store(_ snapshot: ObjectSnapshot, for objectID: NSManagedObjectID) {
+        store([(objectID, snapshot)])
+    }
+
+    /// Records the rows a fetch produced, under one lock (a newer version replaces an older one).
+    func store(_ snapshots: some Collection<(NSManagedObjectID, ObjectSnapshot)>) {
+        guard let first = snapshots.first else { return }
         let now = ContinuousClock.now
+        var hierarchy = Self.hierarchy(of: first.0)
+        var entity = first.0.entity
         rows.withLock { rows in
-            if let existing = rows[objectID], existing.snapshot.version > snapshot.version { return }
-            rows[objectID] = Entry(snapshot: snapshot, fetched: now)
+            for (objectID, snapshot) in snapshots {
+                if objectID.entity !== entity {
+                    entity = objectID.entity
+                    hierarchy = Self.hierarchy(of: objectID)
+                }
+                rows[hierarchy, default: [:]].updateValue(forKey: objectID) { existing in
+                    if let existing, existing.snapshot.version > snapshot.version { return existing }
+                    return Entry(snapshot: snapshot, fetched: now)
+                }
+            }
         }
     }
 
@@ -34,19 +55,40 @@ final class RowCache: Sendable {
     func apply(saved: [(NSManagedObjectID, ObjectSnapshot)], deleted: [NSManagedObjectID]) {
         let now = ContinuousClock.now
         rows.withLock { rows in
-            for (objectID, snapshot) in saved { rows[objectID] = Entry(snapshot: snapshot, fetched: now) }
-            for objectID in deleted { rows[objectID] = nil }
+            for (objectID, snapshot) in saved { rows[Self.hierarchy(of: objectID), default: [:]][objectID] = Entry(snapshot: snapshot, fetched: now) }
+            for objectID in deleted { rows[Self.hierarchy(of: objectID)]?[objectID] = nil }
         }
     }
 
     /// Forgets rows (so the next access reads the store).
     func remove(_ objectIDs: some Sequence<NSManagedObjectID>) {
-        rows.withLock { rows in for objectID in objectIDs { rows[objectID] = nil } }
+        rows.withLock { rows in for objectID in objectIDs { rows[Self.hierarchy(of: objectID)]?[objectID] = nil } }
+    }
+
+    /// Forgets every row of the inheritance hierarchies of `entities` (after a batch request changed rows it did
+    /// not list).
+    func removeRows(ofHierarchiesOf entities: [NSEntityDescription]) {
+        guard !entities.isEmpty else { return }
+        let dropped: [[NSManagedObjectID: Entry]] = rows.withLock { rows in
+            entities.compactMap { rows.removeValue(forKey: ObjectIdentifier($0.rootEntity)) }
+        }
+        _ = dropped   // released here, outside the lock
     }
 
     /// Forgets every row.
     func removeAll() { rows.withLock { $0.removeAll() } }
 
     /// The number of cached rows.
-    var count: Int { rows.withLock { $0.count } }
+    var count: Int { rows.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+}
+
+private extension Dictionary {
+    /// Replaces the value for `key` with `transform` of the current one (nil when absent), with one lookup.
+    mutating func updateValue(forKey key: Key, _ transform: (Value?) -> Value) {
+        if let index = index(forKey: key) {
+            values[index] = transform(values[index])
+        } else {
+            self[key] = transform(nil)
+        }
+    }
 }

@@ -163,19 +163,23 @@ enum BatchRequestExecution {
         }
         assignments.sort { $0.attribute.name < $1.attribute.name }
         let predicate = try storePredicate(request.predicate, entity: entity)
-        let storeRequest = StoreBatchUpdate(entity: entity, includesSubentities: request.includesSubentities, predicate: predicate, assignments: assignments)
+        var storeRequest = StoreBatchUpdate(entity: entity, includesSubentities: request.includesSubentities, predicate: predicate, assignments: assignments)
+        storeRequest.needsObjectIDs = request.resultType == .updatedObjectIDsResultType
         var updated: [NSManagedObjectID] = []
+        var count = 0
         for store in try stores(for: entity, coordinator: coordinator, affected: request.affectedStores, request: name) {
-            updated += try coordinator.withLock(for: context) {
+            let outcome = try coordinator.withLock(for: context) {
                 let outcome = try store.executeBatchUpdate(storeRequest)
-                coordinator.rowCache.remove(outcome.changedObjectIDs)
-                return outcome.objectIDs
+                forgetChangedRows(outcome, in: coordinator)
+                return outcome
             }
+            updated += outcome.objectIDs
+            count += outcome.affectedCount
         }
         switch request.resultType {
         case .statusOnlyResultType: return NSBatchUpdateResult(result: NSNumber(value: true), resultType: .statusOnlyResultType)
         case .updatedObjectIDsResultType: return NSBatchUpdateResult(result: updated, resultType: .updatedObjectIDsResultType)
-        case .updatedObjectsCountResultType: return NSBatchUpdateResult(result: NSNumber(value: updated.count), resultType: .updatedObjectsCountResultType)
+        case .updatedObjectsCountResultType: return NSBatchUpdateResult(result: NSNumber(value: count), resultType: .updatedObjectsCountResultType)
         }
     }
 
@@ -228,8 +232,13 @@ enum BatchRequestExecution {
         let name = "NSBatchDeleteRequest"
         let model = coordinator.managedObjectModel
         var deleted: [NSManagedObjectID] = []
+        var count = 0
+        func record(_ outcome: StoreBatchOutcome) {
+            deleted += outcome.objectIDs
+            count += outcome.affectedCount
+        }
         if let objectIDs = request.objectIDs {
-            guard let first = objectIDs.first else { return deleteResult(request.resultType, deleted) }
+            guard let first = objectIDs.first else { return deleteResult(request.resultType, deleted, count: 0) }
             let entity = try resolve(first.entity, named: first.entity.name ?? "", in: model, request: name)
             if let other = objectIDs.first(where: { $0.entity.name != entity.name }) {
                 throw CoreDataError.make(NSCoreDataError, "\(name): the object IDs mix entities ('\(entity.name ?? "?")' and '\(other.entity.name ?? "?")'); a batch delete takes objects of one entity",
@@ -248,7 +257,7 @@ enum BatchRequestExecution {
             }
             for key in order {
                 guard let (store, ids) = byStore[key] else { continue }
-                deleted += try runDelete(StoreBatchDelete(entity: entity, includesSubentities: true, predicate: nil, objectIDs: ids), on: store, coordinator: coordinator, context: context)
+                record(try runDelete(StoreBatchDelete(entity: entity, includesSubentities: true, predicate: nil, objectIDs: ids), on: store, coordinator: coordinator, context: context))
             }
         } else {
             let fetch = request.fetchRequest
@@ -257,29 +266,36 @@ enum BatchRequestExecution {
             let sortDescriptors = fetch.sortDescriptors ?? []
             try FetchKeyPathValidation.validate(predicate: nil, sortDescriptors: sortDescriptors, entity: entity)
             try BatchDeleteRules.checkSupported(entity)
-            let storeRequest = StoreBatchDelete(entity: entity, includesSubentities: fetch.includesSubentities, predicate: predicate, objectIDs: nil,
+            var storeRequest = StoreBatchDelete(entity: entity, includesSubentities: fetch.includesSubentities, predicate: predicate, objectIDs: nil,
                                                 sortDescriptors: sortDescriptors, fetchLimit: max(0, fetch.fetchLimit), fetchOffset: max(0, fetch.fetchOffset))
+            storeRequest.needsObjectIDs = request.resultType == .resultTypeObjectIDs
             for store in try stores(for: entity, coordinator: coordinator, affected: request.affectedStores ?? fetch.affectedStores, request: name) {
-                deleted += try runDelete(storeRequest, on: store, coordinator: coordinator, context: context)
+                record(try runDelete(storeRequest, on: store, coordinator: coordinator, context: context))
             }
         }
-        return deleteResult(request.resultType, deleted)
+        return deleteResult(request.resultType, deleted, count: count)
     }
 
-    private static func runDelete(_ request: StoreBatchDelete, on store: BatchExecutingStore, coordinator: NSPersistentStoreCoordinator, context: NSManagedObjectContext) throws -> [NSManagedObjectID] {
+    private static func runDelete(_ request: StoreBatchDelete, on store: BatchExecutingStore, coordinator: NSPersistentStoreCoordinator, context: NSManagedObjectContext) throws -> StoreBatchOutcome {
         try coordinator.withLock(for: context) {
             let outcome = try store.executeBatchDelete(request)
-            coordinator.rowCache.remove(outcome.changedObjectIDs)
-            return outcome.objectIDs
+            forgetChangedRows(outcome, in: coordinator)
+            return outcome
         }
     }
 
-    private static func deleteResult(_ type: NSBatchDeleteRequestResultType, _ deleted: [NSManagedObjectID]) -> NSBatchDeleteResult {
+    private static func deleteResult(_ type: NSBatchDeleteRequestResultType, _ deleted: [NSManagedObjectID], count: Int) -> NSBatchDeleteResult {
         switch type {
         case .resultTypeStatusOnly: return NSBatchDeleteResult(result: NSNumber(value: true), resultType: .resultTypeStatusOnly)
         case .resultTypeObjectIDs: return NSBatchDeleteResult(result: deleted, resultType: .resultTypeObjectIDs)
-        case .resultTypeCount: return NSBatchDeleteResult(result: NSNumber(value: deleted.count), resultType: .resultTypeCount)
+        case .resultTypeCount: return NSBatchDeleteResult(result: NSNumber(value: count), resultType: .resultTypeCount)
         }
+    }
+
+    /// Removes the rows a batch request changed from the coordinator's row cache.
+    private static func forgetChangedRows(_ outcome: StoreBatchOutcome, in coordinator: NSPersistentStoreCoordinator) {
+        coordinator.rowCache.remove(outcome.changedObjectIDs)
+        coordinator.rowCache.removeRows(ofHierarchiesOf: outcome.invalidatedEntities)
     }
 
     // MARK: Shared

@@ -54,6 +54,9 @@ struct StoreBatchUpdate {
     /// Which rows (managed objects already replaced by their IDs); nil for all.
     var predicate: NSPredicate?
     var assignments: [StoreBatchAssignment]
+    /// Whether the caller needs the updated rows' IDs (`updatedObjectIDsResultType`); when it does not, a store may
+    /// update set-wise without listing the rows, reporting the hierarchy in ``StoreBatchOutcome/invalidatedEntities``.
+    var needsObjectIDs = true
 }
 
 /// A batch delete as a store receives it: the rows a predicate matches, or listed rows.
@@ -69,6 +72,8 @@ struct StoreBatchDelete {
     var sortDescriptors: [NSSortDescriptor] = []
     var fetchLimit = 0
     var fetchOffset = 0
+    /// Whether the caller needs the deleted rows' IDs (`resultTypeObjectIDs`); see ``StoreBatchUpdate/needsObjectIDs``.
+    var needsObjectIDs = true
 
     /// Whether the rows must be selected as a fetch with order and limits.
     var isLimited: Bool { fetchLimit > 0 || fetchOffset > 0 }
@@ -87,6 +92,14 @@ struct StoreBatchOutcome {
     /// Every row whose stored state the request changed — including rows deleted by cascade rules, rows whose
     /// relationships a delete rule cleared and rows whose derived attributes changed — for the row cache.
     var changedObjectIDs: Set<NSManagedObjectID> = []
+    /// Entities every row of whose inheritance hierarchy may have changed, when the store did not list the rows
+    /// (a request that did not need object IDs): the row cache forgets those hierarchies.
+    var invalidatedEntities: [NSEntityDescription] = []
+    /// How many rows the request changed, when the store did not list them in `objectIDs`.
+    var unlistedCount: Int?
+
+    /// How many rows the request inserted, updated or deleted.
+    var affectedCount: Int { unlistedCount ?? objectIDs.count }
 }
 
 // MARK: - Delete rules

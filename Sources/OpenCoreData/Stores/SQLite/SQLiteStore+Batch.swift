@@ -36,9 +36,23 @@ extension SQLiteStore: BatchExecutingStore {
         return result
     }
 
-    /// `FROM … WHERE …` over alias `t0` selecting the rows a batch request affects (its placeholders are numbered
-    /// `?1…`), or nil when the predicate has no SQL translation.
-    func batchSelection(_ entity: NSEntityDescription, includesSubentities: Bool, predicate: NSPredicate?) -> (fromWhere: String, arguments: [SQLiteValue])? {
+    /// The rows a batch request affects, as SQL over alias `t0` (placeholders numbered `?1…`).
+    struct BatchSelection {
+        /// `ZITEM t0` and any joins the predicate needs.
+        var from: String
+        /// The conditions (entity filter and predicate), nil when every row of the table is selected.
+        var conditions: String?
+        var arguments: [SQLiteValue]
+        /// Whether `from` is the entity's table alone (no joins), so that an `UPDATE`/`DELETE` can use the
+        /// conditions directly.
+        var isSingleTable: Bool
+
+        /// `FROM … WHERE …`.
+        var fromWhere: String { "FROM \(from)" + (conditions.map { " WHERE " + $0 } ?? "") }
+    }
+
+    /// The selection of the rows a batch request affects, or nil when the predicate has no SQL translation.
+    func batchSelection(_ entity: NSEntityDescription, includesSubentities: Bool, predicate: NSPredicate?) -> BatchSelection? {
         var compiler = SQLiteFetchCompiler(schema: schema, entity: entity)
         var conditions: [String] = []
         if let entityCondition = compiler.entityCondition(includesSubentities: includesSubentities) { conditions.append(entityCondition) }
@@ -50,9 +64,15 @@ extension SQLiteStore: BatchExecutingStore {
                 return nil
             }
         }
-        var sql = "FROM \(compiler.fromClause)"
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        return (sql, compiler.arguments)
+        let from = compiler.fromClause
+        return BatchSelection(from: from, conditions: conditions.isEmpty ? nil : conditions.joined(separator: " AND "), arguments: compiler.arguments,
+                              isSingleTable: from == "\(schema.table(for: entity).name) t0")
+    }
+
+    /// Whether rows of `table` can change without listing them: no entity stored there has a derived attribute
+    /// recomputed in Swift (those need each row's key).
+    func canChangeRowsUnlisted(in table: SQLiteSchema.EntityTable) -> Bool {
+        table.entities.allSatisfy { entity in DerivedAttributes.slots(of: entity).allSatisfy { schema.isTriggerMaintained($0.1) } }
     }
 
     /// Runs `sql(placeholders)` once per chunk of `keys`, binding `leading` values first and then the chunk's keys

@@ -50,14 +50,19 @@ extension SQLiteStore {
                 } else {
                     let sets = (setClauses + ["Z_OPT = IFNULL(Z_OPT, 0) + 1"]).joined(separator: ", ")
                     if let selection = batchSelection(request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate) {
-                        outcome.objectIDs = try updateInOneStatement(table: table, selection: selection, sets: sets, setArguments: setArguments)
+                        if !request.needsObjectIDs && canChangeRowsUnlisted(in: table) {
+                            outcome.unlistedCount = try updateUnlisted(table: table, selection: selection, sets: sets, setArguments: setArguments)
+                        } else {
+                            outcome.objectIDs = try updateInOneStatement(table: table, selection: selection, sets: sets, setArguments: setArguments)
+                        }
                     } else {
                         outcome.objectIDs = try batchMatchingRows(request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate)
                         try runChunked(outcome.objectIDs.compactMap(\.primaryKey), leading: setArguments, { "UPDATE \(table.name) SET \(sets) WHERE Z_PK IN (\($0))" })
                     }
                 }
-                outcome.changedObjectIDs = Set(outcome.objectIDs)
-                outcome.changedObjectIDs.formUnion(try recomputeDerivedAttributes(of: outcome.objectIDs))
+                // The row cache forgets the whole hierarchy: cheaper than listing every updated row.
+                outcome.invalidatedEntities = [request.entity]
+                outcome.changedObjectIDs = try recomputeDerivedAttributes(of: outcome.objectIDs)
                 outcome.changedObjectIDs.formUnion(takeDerivedChanges())
                 return outcome
             }
@@ -69,6 +74,33 @@ extension SQLiteStore {
         }
     }
 
+    /// Updates every selected row with one statement that does not list them (when the caller needs no IDs), and
+    /// returns how many it updated — the same statement an application would write:
+    /// ```sql
+    /// UPDATE ZITEM AS t0 SET ZFLAG = ?2, Z_OPT = IFNULL(Z_OPT, 0) + 1 WHERE t0.ZRATING < ?1
+    /// ```
+    /// (`… WHERE Z_PK IN (SELECT t0.Z_PK FROM … )` when the predicate needs joins). The `SET` list's placeholders
+    /// are numbered after the selection's.
+    private func updateUnlisted(table: SQLiteSchema.EntityTable, selection: BatchSelection, sets: String, setArguments: [SQLiteValue]) throws -> Int {
+        var number = selection.arguments.count
+        let numberedSets = sets.split(separator: "?", omittingEmptySubsequences: false).enumerated().map { index, part in
+            guard index > 0 else { return String(part) }
+            number += 1
+            return "?\(number)" + part
+        }.joined()
+        let sql: String
+        if selection.isSingleTable {
+            sql = "UPDATE \(table.name) AS t0 SET \(numberedSets)" + (selection.conditions.map { " WHERE " + $0 } ?? "")
+        } else {
+            sql = "UPDATE \(table.name) SET \(numberedSets) WHERE Z_PK IN (SELECT t0.Z_PK \(selection.fromWhere))"
+        }
+        let statement = try connection.cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(selection.arguments + setArguments)
+        try statement.execute()
+        return connection.changes
+    }
+
     /// Updates every selected row with one statement, which also returns the updated rows (SQLite ≥ 3.35):
     /// ```sql
     /// WITH matched(pk) AS (SELECT t0.Z_PK FROM … WHERE t0.ZRATING < ?1)
@@ -76,7 +108,7 @@ extension SQLiteStore {
     /// ```
     /// The selection comes first in the text, so its numbered placeholders keep their numbers and the `SET` list's
     /// `?` follow them.
-    private func updateInOneStatement(table: SQLiteSchema.EntityTable, selection: (fromWhere: String, arguments: [SQLiteValue]),
+    private func updateInOneStatement(table: SQLiteSchema.EntityTable, selection: BatchSelection,
                                       sets: String, setArguments: [SQLiteValue]) throws -> [NSManagedObjectID] {
         let statement = try connection.cachedStatement(
             "WITH matched(pk) AS (SELECT t0.Z_PK \(selection.fromWhere)) UPDATE \(table.name) SET \(sets) WHERE Z_PK IN matched RETURNING Z_PK, Z_ENT")

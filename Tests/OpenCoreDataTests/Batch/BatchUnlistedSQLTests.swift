@@ -1,0 +1,135 @@
+import Testing
+
+@testable import OpenCoreData
+
+/// Batch requests whose caller needs no object IDs (status or count results) run as the one `UPDATE`/`DELETE` an
+/// application would write, without listing the rows; the coordinator's row cache then forgets the entity's
+/// hierarchy, so no context reads a stale row afterwards.
+@Suite struct BatchUnlistedSQLTests {
+    private func update(_ stack: BatchStack, _ entityName: String, _ predicate: NSPredicate?, _ properties: [String: Any],
+                        _ resultType: NSBatchUpdateRequestResultType) throws -> Any? {
+        try stack.run { context in
+            let request = NSBatchUpdateRequest(entityName: entityName)
+            request.predicate = predicate
+            request.propertiesToUpdate = properties
+            request.resultType = resultType
+            return (try context.execute(request) as? NSBatchUpdateResult)?.result
+        }
+    }
+
+    @Test func statusOnlyUpdateIsOneUpdateOfTheTableWithoutReturning() throws {
+        let (stack, store, log) = try BatchSQLTests.stack()
+        try stack.seedItems(1_200)
+        log.removeAll()
+        let result = try update(stack, "Item", NSPredicate(format: "price >= %d", 100), ["rating": NSExpression(format: "rating + 10"), "flag": true], .statusOnlyResultType)
+        #expect(batchNumber(result) == 1)
+        let updates = BatchSQLTests.statements(log).filter { $0.contains("UPDATE ZITEM") }
+        #expect(updates == ["UPDATE ZITEM AS t0 SET ZFLAG = ?2, ZRATING = (ZRATING + ?3), Z_OPT = IFNULL(Z_OPT, 0) + 1 WHERE t0.ZPRICE >= ?1"])
+        #expect(!BatchSQLTests.statements(log).contains { $0.contains("SELECT t0.Z_PK") }, "the rows are not listed")
+
+        let rows = try BatchSQLTests.rows(stack, store, "SELECT Z_PK, Z_OPT, ZRATING, ZFLAG FROM ZITEM ORDER BY Z_PK")
+        #expect(rows.count == 1_200)
+        for (index, row) in rows.enumerated() {
+            let updated = index >= 100
+            #expect(row == [.integer(Int64(index + 1)), .integer(updated ? 2 : 1), .integer(Int64(index % 10 + (updated ? 10 : 0))), updated ? .integer(1) : .null])
+        }
+    }
+
+    @Test func countResultComesFromTheStatementsChangeCount() throws {
+        let (stack, store, log) = try BatchSQLTests.stack()
+        try stack.seedItems(50)
+        log.removeAll()
+        let count = try update(stack, "Item", NSPredicate(format: "rating < 3"), ["price": 0.5], .updatedObjectsCountResultType)
+        #expect(batchNumber(count) == 15)
+        #expect(BatchSQLTests.statements(log).contains("UPDATE ZITEM AS t0 SET ZPRICE = ?2, Z_OPT = IFNULL(Z_OPT, 0) + 1 WHERE t0.ZRATING < ?1"))
+        #expect(try BatchSQLTests.rows(stack, store, "SELECT COUNT(*) FROM ZITEM WHERE ZPRICE = 0.5") == [[.integer(15)]])
+    }
+
+    @Test func aSubEntityUpdateSelectsItsRowsByEntityNumber() throws {
+        let (stack, store, log) = try BatchSQLTests.stack()
+        try stack.seedItems(4)
+        try stack.seedItems(3, entityName: "SpecialItem")
+        log.removeAll()
+        let count = try update(stack, "SpecialItem", nil, ["level": 5], .updatedObjectsCountResultType)
+        #expect(batchNumber(count) == 3)
+        let number = store.schema.number(of: try #require(BatchModel.shared.entitiesByName["SpecialItem"]))
+        #expect(BatchSQLTests.statements(log).contains("UPDATE ZITEM AS t0 SET ZLEVEL = ?1, Z_OPT = IFNULL(Z_OPT, 0) + 1 WHERE t0.Z_ENT = \(number)"))
+        #expect(try BatchSQLTests.rows(stack, store, "SELECT Z_ENT, ZLEVEL FROM ZITEM ORDER BY Z_PK").map { $0[1] } == [.null, .null, .null, .null, .integer(5), .integer(5), .integer(5)])
+    }
+
+    @Test func aPredicateThatNeedsAJoinSelectsTheKeysInASubquery() throws {
+        let (stack, store, log) = try BatchSQLTests.stack()
+        _ = try BatchDeleteTests.library(stack)
+        log.removeAll()
+        let count = try update(stack, "Book", NSPredicate(format: "author.name == %@", "a1"), ["pages": 99], .updatedObjectsCountResultType)
+        #expect(batchNumber(count) == 2)
+        let statement = try #require(BatchSQLTests.statements(log).first { $0.hasPrefix("UPDATE ZBOOK") })
+        #expect(statement.hasPrefix("UPDATE ZBOOK SET ZPAGES = ?2, Z_OPT = IFNULL(Z_OPT, 0) + 1 WHERE Z_PK IN (SELECT t0.Z_PK FROM ZBOOK t0 "))
+        #expect(try BatchSQLTests.rows(stack, store, "SELECT ZTITLE, ZPAGES FROM ZBOOK ORDER BY ZTITLE").map { $0[1] } == [.integer(99), .integer(99), .null])
+    }
+
+    @Test func theRowCacheForgetsTheUpdatedHierarchy() throws {
+        let (stack, _, _) = try BatchSQLTests.stack()
+        let ids = try stack.seedItems(3)
+        // Every row is now in the coordinator's row cache (the save wrote it there).
+        #expect(try stack.run { context in context.object(with: ids[1]).value(forKey: "rating") as? Int } == 1)
+        _ = try update(stack, "Item", nil, ["rating": 42], .statusOnlyResultType)
+        let ratings = try stack.run { context in ids.map { context.object(with: $0).value(forKey: "rating") as? Int } }
+        #expect(ratings == [42, 42, 42], "a new context's faults read the updated rows, not cached ones")
+    }
+
+    @Test func deleteOfAnEntityWithoutRelationshipsIsOneDelete() throws {
+        let (stack, store, log) = try BatchSQLTests.stack()
+        try stack.run { context in
+            _ = try context.execute(NSBatchInsertRequest(entityName: "Product", objects: (0..<10).map { ["code": "P\($0)", "stock": $0] }))
+        }
+        log.removeAll()
+        let count = try stack.run { context in
+            let request = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Product"))
+            request.fetchRequest.predicate = NSPredicate(format: "stock >= 4")
+            request.resultType = .resultTypeCount
+            return batchNumber((try context.execute(request) as? NSBatchDeleteResult)?.result)
+        }
+        #expect(count == 6)
+        #expect(BatchSQLTests.statements(log).filter { $0.hasPrefix("DELETE") || $0.hasPrefix("SELECT") } == ["DELETE FROM ZPRODUCT AS t0 WHERE t0.ZSTOCK >= ?1"])
+        #expect(try BatchSQLTests.rows(stack, store, "SELECT ZCODE FROM ZPRODUCT ORDER BY ZSTOCK") == (0..<4).map { [.text("P\($0)")] })
+
+        log.removeAll()
+        try stack.run { context in _ = try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Product"))) }
+        #expect(BatchSQLTests.statements(log).filter { $0.hasPrefix("DELETE") } == ["DELETE FROM ZPRODUCT"])
+        #expect(try BatchSQLTests.rows(stack, store, "SELECT COUNT(*) FROM ZPRODUCT") == [[.integer(0)]])
+    }
+
+    @Test func deletedRowsLeaveTheRowCache() throws {
+        let (stack, _, _) = try BatchSQLTests.stack()
+        let id = try stack.run { context in
+            let product = NSEntityDescription.insertNewObject(forEntityName: "Product", into: context)
+            product.setValue("A", forKey: "code")
+            try context.save()
+            return product.objectID
+        }
+        try stack.run { context in _ = try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Product"))) }
+        let error = try stack.run { context in caughtError { try context.existingObject(with: id) } }
+        #expect(error?.code == NSManagedObjectReferentialIntegrityError, "the cached row was forgotten with its hierarchy")
+    }
+
+    @Test func objectIDResultsAndRelationshipsStillListTheRows() throws {
+        let (stack, _, log) = try BatchSQLTests.stack()
+        let library = try BatchDeleteTests.library(stack)
+        log.removeAll()
+        try stack.run { context in
+            let request = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Author"))
+            request.fetchRequest.predicate = NSPredicate(format: "name == %@", "a1")
+            _ = try context.execute(request)
+        }
+        #expect(BatchSQLTests.statements(log).contains("DELETE FROM ZBOOK WHERE Z_PK IN (?, ?)"), "the cascade rule still runs")
+        #expect(try stack.count("Book") == 1)
+
+        let ids = try stack.run { context in
+            let request = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Tag"))
+            request.resultType = .resultTypeObjectIDs
+            return (try context.execute(request) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID]
+        }
+        #expect(Set(ids ?? []) == [library["t1"], library["t2"]])
+    }
+}
