@@ -130,19 +130,24 @@ struct FetchPlan {
         }
     }
 
-    /// The matching objects, in order, limited.
-    func matchingObjects(limited: Bool = true) throws -> [NSManagedObject] {
+    /// The matching objects, in order, limited. With `realizing`, objects that are faults take the values the
+    /// fetch read (as firing them would, without a second look-up in the row cache).
+    func matchingObjects(limited: Bool = true, realizing: Bool = false) throws -> [NSManagedObject] {
         let (changed, deleted) = pendingObjects()
         let merging = !changed.isEmpty || !deleted.isEmpty
         let multipleStores = stores().count > 1
         let rows = try storeResults(limitInStore: limited && !merging && !multipleStores, countOnly: false)
         let inMemoryPredicate = merging ? memoryPredicate : nil
         var objects: [NSManagedObject] = []
+        objects.reserveCapacity(rows.count)
         var included = Set<ObjectIdentifier>()
+        if rows.contains(where: { $0.1 != nil }) {
+            context.readRowCache(coordinator).store(rows.lazy.compactMap { objectID, snapshot in snapshot.map { (objectID, $0) } })
+        }
         for (objectID, snapshot) in rows {
-            if let snapshot { context.readRowCache(coordinator).store(snapshot, for: objectID) }
             let object = context.object(with: objectID)
-            if deleted.contains(object) { continue }
+            if realizing, object._isFault, let snapshot { context.realize(object, with: snapshot) }
+            if deleted.isEmpty == false, deleted.contains(object) { continue }
             if merging, object.hasChanges, !object._isFault {
                 guard try matchesInMemory(object, inMemoryPredicate) else { continue }
             }
@@ -181,7 +186,8 @@ struct FetchPlan {
     func results() throws -> [Any] {
         if resultType.contains(.countResultType) { return [NSNumber(value: try count())] }
         if resultType.contains(.dictionaryResultType) { return try dictionaryResults() }
-        let objects = try matchingObjects()
+        let realizing = !isBatched && !returnsObjectsAsFaults && includesPropertyValues && !resultType.contains(.managedObjectIDResultType)
+        let objects = try matchingObjects(realizing: realizing)
         if resultType.contains(.managedObjectIDResultType) { return objects.map(\.objectID) }
         if isBatched {
             registerFaultBatches(objects)

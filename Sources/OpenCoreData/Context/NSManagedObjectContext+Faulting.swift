@@ -20,11 +20,16 @@ extension NSManagedObjectContext {
     func loadValues(into object: NSManagedObject, failIfMissing: Bool) throws -> Bool {
         if let batch = faultBatches.removeValue(forKey: object.objectID) { try loadBatch(batch) }
         guard let snapshot = try snapshot(for: object.objectID) else { return false }
+        realize(object, with: snapshot)
+        return true
+    }
+
+    /// Gives a fault the values of `snapshot` (a row just read) and awakes it from fetch.
+    func realize(_ object: NSManagedObject, with snapshot: ObjectSnapshot) {
         object.apply(snapshot)
         changeProcessingSuspended += 1
         defer { changeProcessingSuspended -= 1 }
         object.awakeFromFetch()
-        return true
     }
 
     /// Reads the rows of a batch's remaining faults with one store call per store, into the row cache.

@@ -16,6 +16,20 @@ final class RowCache: Sendable {
 
     private static func hierarchy(of objectID: NSManagedObjectID) -> ObjectIdentifier { ObjectIdentifier(objectID.entity.rootEntity) }
 
+    /// The hierarchy of a run of object IDs, mostly of one entity: the root is looked up when the entity changes.
+    private struct HierarchyLookup {
+        private var entity: NSEntityDescription?
+        private var hierarchy = ObjectIdentifier(RowCache.self)
+
+        mutating func of(_ objectID: NSManagedObjectID) -> ObjectIdentifier {
+            if objectID.entity !== entity {
+                entity = objectID.entity
+                hierarchy = RowCache.hierarchy(of: objectID)
+            }
+            return hierarchy
+        }
+    }
+
     /// The cached row of `objectID`, if it is not older than `maximumAge` seconds (negative: any age).
     func snapshot(for objectID: NSManagedObjectID, maximumAge: TimeInterval = -1) -> ObjectSnapshot? {
         let hierarchy = Self.hierarchy(of: objectID)
@@ -33,17 +47,12 @@ final class RowCache: Sendable {
 
     /// Records the rows a fetch produced, under one lock (a newer version replaces an older one).
     func store(_ snapshots: some Collection<(NSManagedObjectID, ObjectSnapshot)>) {
-        guard let first = snapshots.first else { return }
+        guard !snapshots.isEmpty else { return }
         let now = ContinuousClock.now
-        var hierarchy = Self.hierarchy(of: first.0)
-        var entity = first.0.entity
+        var hierarchies = HierarchyLookup()
         rows.withLock { rows in
             for (objectID, snapshot) in snapshots {
-                if objectID.entity !== entity {
-                    entity = objectID.entity
-                    hierarchy = Self.hierarchy(of: objectID)
-                }
-                rows[hierarchy, default: [:]].updateValue(forKey: objectID) { existing in
+                rows[hierarchies.of(objectID), default: [:]].updateValue(forKey: objectID) { existing in
                     if let existing, existing.snapshot.version > snapshot.version { return existing }
                     return Entry(snapshot: snapshot, fetched: now)
                 }
@@ -54,9 +63,10 @@ final class RowCache: Sendable {
     /// Records the rows a save wrote and forgets the deleted ones.
     func apply(saved: [(NSManagedObjectID, ObjectSnapshot)], deleted: [NSManagedObjectID]) {
         let now = ContinuousClock.now
+        var hierarchies = HierarchyLookup()
         rows.withLock { rows in
-            for (objectID, snapshot) in saved { rows[Self.hierarchy(of: objectID), default: [:]][objectID] = Entry(snapshot: snapshot, fetched: now) }
-            for objectID in deleted { rows[Self.hierarchy(of: objectID)]?[objectID] = nil }
+            for (objectID, snapshot) in saved { rows[hierarchies.of(objectID), default: [:]][objectID] = Entry(snapshot: snapshot, fetched: now) }
+            for objectID in deleted { rows[hierarchies.of(objectID)]?[objectID] = nil }
         }
     }
 

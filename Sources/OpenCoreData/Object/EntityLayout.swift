@@ -18,7 +18,7 @@ final class EntityLayout: @unchecked Sendable {
 
     let entity: NSEntityDescription
     /// Slot by property name (inherited properties included).
-    let slots: [String: Slot]
+    let slots: SlotTable
     /// The attributes in slot order.
     let attributes: [NSAttributeDescription]
     /// The to-one relationships in slot order.
@@ -55,7 +55,7 @@ final class EntityLayout: @unchecked Sendable {
                 continue
             }
         }
-        self.slots = slots
+        self.slots = SlotTable(slots)
         self.attributes = attributes
         self.toOneRelationships = toOne
         self.toManyRelationships = toMany
@@ -83,4 +83,34 @@ extension NSEntityDescription {
     var layout: EntityLayout {
         layoutCache.value(frozen: true) { EntityLayout(entity: self) }
     }
+}
+
+/// An entity's property slots by name. Accessors look a key up on every property access, so a lookup first
+/// compares the key's 16 bytes with each name's (a key written as a literal at the call site and a short
+/// name are both stored inline in the `String`, so equal names have equal bytes; equal bytes always mean equal
+/// strings), and hashes the key only when that finds nothing.
+struct SlotTable {
+    private let byName: [String: EntityLayout.Slot]
+    private let names: [String]
+    private let nameBits: [(UInt64, UInt64)]
+    private let slotsInOrder: [EntityLayout.Slot]
+
+    init(_ slots: [String: EntityLayout.Slot]) {
+        byName = slots
+        // Fresh copies: a name of up to 15 UTF-8 bytes becomes an inline (small) string.
+        names = slots.keys.map { String(decoding: Array($0.utf8), as: UTF8.self) }
+        nameBits = MemoryLayout<String>.size == 16 ? names.map { unsafeBitCast($0, to: (UInt64, UInt64).self) } : []
+        slotsInOrder = names.map { slots[$0]! }
+    }
+
+    subscript(key: String) -> EntityLayout.Slot? {
+        if !nameBits.isEmpty {
+            let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
+            for index in nameBits.indices where nameBits[index] == bits { return slotsInOrder[index] }
+        }
+        return byName[key]
+    }
+
+    /// The property names.
+    var keys: Dictionary<String, EntityLayout.Slot>.Keys { byName.keys }
 }

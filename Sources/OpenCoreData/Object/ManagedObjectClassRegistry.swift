@@ -12,6 +12,13 @@ enum ManagedObjectClassRegistry {
         var classByEntity: [ObjectIdentifier: NSManagedObject.Type] = [:]
         /// Models in use (frozen), for `entity()`.
         var models: [WeakModel] = []
+        /// `entity(for:in:)` answers for a model given, by class: (class, weakly held model, entity).
+        var entityByClass: [ObjectIdentifier: [CachedEntity]] = [:]
+    }
+
+    private struct CachedEntity {
+        weak var model: NSManagedObjectModel?
+        let entity: NSEntityDescription
     }
 
     private struct WeakModel {
@@ -70,6 +77,20 @@ enum ManagedObjectClassRegistry {
 
     /// The entity whose class is `objectClass`, in `model` or (when nil) in the models in use.
     static func entity(for objectClass: AnyClass, in model: NSManagedObjectModel?) -> NSEntityDescription? {
+        // `Item(context:)` asks once per object: a model's answer is kept (the model is frozen once in use).
+        guard let model, model.isFrozen else { return lookUpEntity(for: objectClass, in: model) }
+        let key = ObjectIdentifier(objectClass)
+        let cached = state.withLock { state in state.entityByClass[key]?.first { $0.model === model }?.entity }
+        if let cached { return cached }
+        guard let entity = lookUpEntity(for: objectClass, in: model) else { return nil }
+        state.withLock { state in
+            state.entityByClass[key, default: []].removeAll { $0.model == nil }
+            state.entityByClass[key, default: []].append(CachedEntity(model: model, entity: entity))
+        }
+        return entity
+    }
+
+    private static func lookUpEntity(for objectClass: AnyClass, in model: NSManagedObjectModel?) -> NSEntityDescription? {
         let qualified = String(reflecting: objectClass)
         let short = unqualified(qualified)
         let models = model.map { [$0] } ?? state.withLock { $0.models.compactMap(\.model) }.reversed()

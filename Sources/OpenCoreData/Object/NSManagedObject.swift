@@ -103,13 +103,16 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
                      "Cannot create an object of the abstract entity '\(entity.name ?? "?")'.")
         self.entity = entity
         layout = entity.layout
-        _objectID = ManagedObjectFactory.pendingObjectID ?? NSManagedObjectID.temporary(for: entity)
+        let materializing = ManagedObjectFactory.pendingObjectID
+        _objectID = materializing ?? NSManagedObjectID.temporary(for: entity)
         attributeValues = layout.defaultAttributes
         toOneValues = Array(repeating: .none, count: layout.toOneRelationships.count)
-        toManyValues = layout.toManyRelationships.map { RelationshipMembersFactory.empty($0) }
+        // A fault's to-many relationships are faults too (its values arrive with `apply(_:)`).
+        toManyValues = materializing != nil ? Array(repeating: .fault, count: layout.toManyRelationships.count)
+            : layout.toManyRelationships.map { RelationshipMembersFactory.empty($0) }
         isKeyPathProbe = KeyPathRecorder.isCreatingProbe
         super.init()
-        if ManagedObjectFactory.isMaterializing {
+        if materializing != nil {
             // Created by a context for an existing object: it starts as a fault, awaiting its values.
             _isFault = true
             return

@@ -59,7 +59,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
     /// A new temporary ID for an object of `entity`.
     static func temporary(for entity: NSEntityDescription) -> NSManagedObjectID {
-        NSManagedObjectID(entity: entity, key: .temporary(UUID()), store: nil)
+        NSManagedObjectID(entity: entity, key: .temporary(TemporaryIDSource.next()), store: nil)
     }
 
     /// The store that holds the object; `nil` for temporary IDs.
@@ -110,5 +110,24 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
     public override var description: String {
         "<\(uriRepresentation().absoluteString)>"
+    }
+}
+
+/// Unique values for temporary IDs without a system call per object (`UUID()` reads the system's random source
+/// each time): a random 64-bit prefix chosen once per process and a counter, in UUID form.
+enum TemporaryIDSource {
+    private static let prefix = UInt64.random(in: .min ... .max)
+    private static let counter = Locked<UInt64>(0)
+
+    static func next() -> UUID {
+        let count = counter.withLock { value -> UInt64 in
+            value &+= 1
+            return value
+        }
+        let high = prefix.bigEndian, low = count.bigEndian
+        return withUnsafeBytes(of: (high, low)) { bytes in
+            UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                        bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        }
     }
 }
