@@ -88,10 +88,15 @@ extension FetchPlan {
             let (members, snapshots) = try coordinator.withLock(for: context) {
                 try store.prefetchMembers(of: group.map(\.objectID), through: relationship)
             }
-            for (objectID, snapshot) in snapshots { context.readRowCache(coordinator).store(snapshot, for: objectID) }
+            context.readRowCache(coordinator).store(snapshots.lazy.map { ($0.key, $0.value) })
             for source in group {
                 let ids = members[source.objectID] ?? []
-                let objects = ids.map { context.object(with: $0) }
+                let objects = ids.map { objectID in
+                    let object = context.object(with: objectID)
+                    // Realized from the rows just read (as firing the fault would, without a cache look-up).
+                    if object._isFault, let snapshot = snapshots[objectID] { context.realize(object, with: snapshot) }
+                    return object
+                }
                 reached += objects
                 // An unchanged relationship fault becomes the prefetched members; a changed one keeps its changes.
                 if case .fault = source.toManyValues[slot] {

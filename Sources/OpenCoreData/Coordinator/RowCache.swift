@@ -82,8 +82,14 @@ final class RowCache: Sendable {
         let dropped: [[NSManagedObjectID: Entry]] = rows.withLock { rows in
             entities.compactMap { rows.removeValue(forKey: ObjectIdentifier($0.rootEntity)) }
         }
-        _ = dropped   // released here, outside the lock
+        // Freeing a large hierarchy's rows takes a while (milliseconds per 10,000): not on the caller's time.
+        if dropped.reduce(0, { $0 + $1.count }) > 1_000 {
+            Self.releaseQueue.async { withExtendedLifetime(dropped) {} }
+        }
     }
+
+    /// Where large sets of forgotten rows are freed.
+    private static let releaseQueue = DispatchQueue(label: "OpenCoreData.RowCache.release", qos: .utility)
 
     /// Forgets every row.
     func removeAll() { rows.withLock { $0.removeAll() } }

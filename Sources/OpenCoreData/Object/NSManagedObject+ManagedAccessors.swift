@@ -19,10 +19,17 @@ extension NSManagedObject {
     public func _managedPrimitiveValue<Value>(forKey key: String) -> Value {
         if isKeyPathProbe { return KeyPathRecorder.placeholder(Value.self) }
         fireFaultIfNeeded()
-        if case .attribute(let index, let attribute) = slot(for: key), attribute.attributeType != .transformableAttributeType,
-            let converted = Self.converted(attributeValues[index], to: Value.self)
-        {
-            return converted
+        switch slot(for: key) {
+        case .attribute(let index, let attribute):
+            if attribute.attributeType != .transformableAttributeType, let converted = Self.converted(attributeValues[index], to: Value.self) {
+                return converted
+            }
+        case .toMany(let index, _):
+            if let setType = Value.self as? ManagedToManySet.Type, let set = setType.init(managedMembers: realizedMembers(at: index).objects) as? Value {
+                return set
+            }
+        case .toOne, .fetched:
+            break
         }
         return Self.cast(primitiveValue(forKey: key), to: Value.self, key: key, entity: entity)
     }

@@ -64,3 +64,19 @@ extension NSManagedObject {
         return _managedPrimitiveValue(forKey: key)
     }
 }
+
+/// Swift sets of managed objects (`Set<Mood>`), which the generic `@Managed` getter builds straight from a
+/// to-many relationship's members instead of bridging an `NSSet` element by element.
+protocol ManagedToManySet {
+    init?(managedMembers: [NSManagedObject])
+}
+
+extension Set: ManagedToManySet where Element: NSManagedObject {
+    init?(managedMembers: [NSManagedObject]) {
+        self.init(minimumCapacity: managedMembers.count)
+        for member in managedMembers {
+            guard let typed = member as? Element else { return nil }
+            insert(typed)
+        }
+    }
+}
