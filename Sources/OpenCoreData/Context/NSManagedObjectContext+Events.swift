@@ -40,8 +40,7 @@ extension NSManagedObjectContext {
     /// Applies the delete rules of every deleted object whose rules have not been applied yet (cascading
     /// deletes are processed in the same pass).
     func propagateDeletes() {
-        while let object = unpropagatedDeletes.first(where: { _ in true }) {
-            unpropagatedDeletes.remove(object)
+        while let object = unpropagatedDeletes.popFirst() {
             object.prepareForDeletion()
             for case let relationship as NSRelationshipDescription in object.entity.properties where !relationship.isTransient || true {
                 applyDeleteRule(of: relationship, to: object)

@@ -412,6 +412,8 @@ struct OrderedObjectSet: Sequence {
     private var indexByObject: [ObjectIdentifier: Int] = [:]
     private var objects: [NSManagedObject?] = []
     private(set) var count = 0
+    /// No live object is stored before this index (so taking the first object does not rescan removed slots).
+    private var head = 0
 
     var isEmpty: Bool { count == 0 }
 
@@ -440,10 +442,20 @@ struct OrderedObjectSet: Sequence {
         indexByObject.removeAll()
         objects.removeAll()
         count = 0
+        head = 0
+    }
+
+    /// Removes and returns the earliest inserted object (amortized constant time).
+    mutating func popFirst() -> NSManagedObject? {
+        while head < objects.count, objects[head] == nil { head += 1 }
+        guard head < objects.count, let first = objects[head] else { return nil }
+        remove(first)
+        return first
     }
 
     private mutating func compact() {
         let live = objects.compactMap { $0 }
+        head = 0
         objects = live
         indexByObject = Dictionary(uniqueKeysWithValues: live.enumerated().map { (ObjectIdentifier($1), $0) })
     }

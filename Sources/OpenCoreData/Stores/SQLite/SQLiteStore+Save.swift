@@ -11,10 +11,12 @@ extension SQLiteStore {
         do {
             try connection.inTransaction(.immediate) {
                 beginHistoryRecording()
-                try checkVersions(changes)
-                for delete in changes.deletes { try deleteRow(delete.objectID, work: &work) }
-                for insert in changes.inserts { try writeRow(insert.objectID, insert.snapshot, version: 1, isInsert: true, work: &work) }
-                for update in changes.updates { try writeRow(update.objectID, update.snapshot, version: update.expectedVersion + 1, isInsert: false, work: &work) }
+                // Optimistic locking is part of each UPDATE and DELETE (`… AND IFNULL(Z_OPT, 0) = ?`); rows it did
+                // not match are examined afterwards, and every conflict is reported before anything commits.
+                for delete in changes.deletes { try deleteRow(delete.objectID, expectedVersion: delete.expectedVersion, work: &work) }
+                for update in changes.updates { try writeRow(update.objectID, update.snapshot, version: update.expectedVersion + 1, expectedVersion: update.expectedVersion, work: &work) }
+                if !work.conflicts.isEmpty { throw StoreSaveConflicts(conflicts: work.conflicts) }
+                for insert in changes.inserts { try writeRow(insert.objectID, insert.snapshot, version: 1, expectedVersion: nil, work: &work) }
                 for insert in changes.inserts { try writeToMany(insert.objectID, insert.toMany) }
                 for update in changes.updates { try writeToMany(update.objectID, update.toMany) }
                 changedByStore = try computeDerivedAttributes(changes.inserts.map(\.objectID) + changes.updates.map(\.objectID))
@@ -26,6 +28,7 @@ extension SQLiteStore {
         } catch {
             for file in work.createdFiles { try? FileManager.default.removeItem(at: file) }
             if SQLiteResultCode.constraintUnique ~= error || SQLiteResultCode.constraintPrimaryKey ~= error, let objectID = work.current {
+                try checkVersions(changes)   // a version conflict is reported before a uniqueness failure
                 throw try constraintViolation(for: objectID, changes: changes, error: error)
             }
             throw error
@@ -67,38 +70,51 @@ extension SQLiteStore {
         var obsoleteFiles: [URL] = []
         /// The object being written (to attribute a constraint failure).
         var current: NSManagedObjectID?
+        /// Rows whose version was not the one the context expected.
+        var conflicts: [StoreSaveConflicts.Conflict] = []
     }
 
     /// Throws `StoreSaveConflicts` if a row changed (or vanished) since the context read it.
     private func checkVersions(_ changes: StoreSaveChanges) throws {
         var conflicts: [StoreSaveConflicts.Conflict] = []
-        func check(_ objectID: NSManagedObjectID, expected: Int64, mustExist: Bool) throws {
-            guard let primaryKey = objectID.primaryKey else { return }
-            let table = schema.table(for: objectID.entity)
-            let value = try connection.cachedStatementValue("SELECT Z_OPT FROM \(table.name) WHERE Z_PK = ?", .integer(primaryKey))
-            switch value {
-            case nil:
-                if mustExist { conflicts.append(.init(objectID: objectID, expectedVersion: expected, persisted: nil)) }
-            case .integer(let version)? where version == expected:
-                return
-            case .null? where expected == 0:
-                return
-            default:
-                conflicts.append(.init(objectID: objectID, expectedVersion: expected, persisted: try snapshot(for: objectID)))
-            }
+        for update in changes.updates {
+            if let conflict = try versionConflict(update.objectID, expected: update.expectedVersion, mustExist: true) { conflicts.append(conflict) }
         }
-        for update in changes.updates { try check(update.objectID, expected: update.expectedVersion, mustExist: true) }
-        for delete in changes.deletes { try check(delete.objectID, expected: delete.expectedVersion, mustExist: false) }
+        for delete in changes.deletes {
+            if let conflict = try versionConflict(delete.objectID, expected: delete.expectedVersion, mustExist: false) { conflicts.append(conflict) }
+        }
         if !conflicts.isEmpty { throw StoreSaveConflicts(conflicts: conflicts) }
     }
 
-    private func deleteRow(_ objectID: NSManagedObjectID, work: inout SaveWork) throws {
+    /// The conflict of a row whose stored version is not `expected` (or that is gone, when it must exist).
+    private func versionConflict(_ objectID: NSManagedObjectID, expected: Int64, mustExist: Bool) throws -> StoreSaveConflicts.Conflict? {
+        guard let primaryKey = objectID.primaryKey else { return nil }
+        let table = schema.table(for: objectID.entity)
+        switch try connection.cachedStatementValue("SELECT Z_OPT FROM \(table.name) WHERE Z_PK = ?", .integer(primaryKey)) {
+        case nil:
+            return mustExist ? .init(objectID: objectID, expectedVersion: expected, persisted: nil) : nil
+        case .integer(let version)? where version == expected:
+            return nil
+        case .null? where expected == 0:
+            return nil
+        default:
+            return .init(objectID: objectID, expectedVersion: expected, persisted: try snapshot(for: objectID))
+        }
+    }
+
+    private func deleteRow(_ objectID: NSManagedObjectID, expectedVersion: Int64, work: inout SaveWork) throws {
         guard let primaryKey = objectID.primaryKey else { return }
         let mapping = schema.mapping(for: objectID.entity)
         try collectExternalFiles(of: objectID, mapping: mapping, into: &work.obsoleteFiles)
-        let delete = try connection.cachedStatement("DELETE FROM \(mapping.table.name) WHERE Z_PK = ?")
+        let delete = try connection.cachedStatement("DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?")
         try delete.bind(primaryKey, at: 1)
+        try delete.bind(expectedVersion, at: 2)
         try delete.execute()
+        if connection.changes == 0 {
+            // Gone already (nothing to do) or changed since it was read (a conflict).
+            if let conflict = try versionConflict(objectID, expected: expectedVersion, mustExist: false) { work.conflicts.append(conflict) }
+            return
+        }
         for storage in mapping.toManyStorage {
             switch storage {
             case .joinTable(let join, let sourceColumn, _, _):
@@ -126,74 +142,66 @@ extension SQLiteStore {
         }
     }
 
-    /// The columns an entity's rows write (its attributes and to-one relationships, inherited ones included).
-    private func writtenColumns(_ mapping: SQLiteSchema.EntityMapping) -> [(column: Int, value: (ObjectSnapshot) -> (StoredValue?, NSManagedObjectID?, Bool))] {
-        var columns: [(column: Int, value: (ObjectSnapshot) -> (StoredValue?, NSManagedObjectID?, Bool))] = []
-        for (slot, column) in mapping.attributeColumns.enumerated() {
-            guard let column else { continue }
-            // Derived attributes are written by the store itself (triggers, or computed after the rows).
-            if mapping.entity.layout.attributes[slot] is NSDerivedAttributeDescription { continue }
-            columns.append((column, { snapshot in (snapshot.attributes[slot], nil, false) }))
-        }
-        for (slot, toOne) in mapping.toOneColumns.enumerated() {
-            guard let toOne else { continue }
-            columns.append((toOne.key, { snapshot in (nil, snapshot.toOne[slot], false) }))
-            if let entityColumn = toOne.entity { columns.append((entityColumn, { snapshot in (nil, snapshot.toOne[slot], true) })) }
-        }
-        return columns
+    /// The plan for writing `entity`'s rows (made once per schema).
+    private func rowWritePlan(for entity: NSEntityDescription) -> RowWritePlan {
+        if let plan = rowWritePlans[ObjectIdentifier(entity)] { return plan }
+        let plan = RowWritePlan(mapping: schema.mapping(for: entity), schema: schema)
+        rowWritePlans[ObjectIdentifier(entity)] = plan
+        return plan
     }
 
-    private func writeRow(_ objectID: NSManagedObjectID, _ snapshot: ObjectSnapshot, version: Int64, isInsert: Bool, work: inout SaveWork) throws {
+    /// Inserts a row, or updates it when `expectedVersion` is given (the update matches only that version; a
+    /// row it does not match is recorded as a conflict).
+    private func writeRow(_ objectID: NSManagedObjectID, _ snapshot: ObjectSnapshot, version: Int64, expectedVersion: Int64?, work: inout SaveWork) throws {
         guard let primaryKey = objectID.primaryKey else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "Cannot save \(objectID): it has no primary key in this store")
         }
         work.current = objectID
-        let mapping = schema.mapping(for: objectID.entity)
-        let table = mapping.table
-        let columns = writtenColumns(mapping)
-        if !isInsert { try collectExternalFiles(of: objectID, mapping: mapping, into: &work.obsoleteFiles) }
-        let names = columns.map { table.columns[$0.column].name }
-        let sql = isInsert
-            ? "INSERT INTO \(table.name) (Z_PK, Z_ENT, Z_OPT\(names.map { ", \($0)" }.joined())) VALUES (?, ?, ?\(String(repeating: ", ?", count: names.count)))"
-            : "UPDATE \(table.name) SET Z_OPT = ?\(names.map { ", \($0) = ?" }.joined()) WHERE Z_PK = ?"
-        let statement = try connection.cachedStatement(sql)
-        var index: Int32 = 1
+        let plan = rowWritePlan(for: objectID.entity)
+        let isInsert = expectedVersion == nil
+        if !isInsert && plan.hasExternalStorage { try collectExternalFiles(of: objectID, mapping: plan.mapping, into: &work.obsoleteFiles) }
+        let statement = try connection.cachedStatement(isInsert ? plan.insertSQL : plan.updateSQL)
+        var index: Int32
         if isInsert {
             try statement.bind(primaryKey, at: 1)
-            try statement.bind(Int64(mapping.number), at: 2)
+            try statement.bind(plan.entityNumber, at: 2)
             try statement.bind(version, at: 3)
             index = 4
         } else {
             try statement.bind(version, at: 1)
             index = 2
         }
-        let external = externalStorage
-        for (column, value) in columns {
-            let (stored, destination, wantsEntity) = value(snapshot)
-            if let stored {
-                guard case .attribute(let attribute) = table.columns[column].kind else { continue }
-                if attribute.allowsExternalBinaryDataStorage, case .data(let data) = stored {
-                    let encoded = try external.encode(data, threshold: Self.externalStorageThreshold)
+        for source in plan.sources {
+            switch source {
+            case .attribute(let slot, let attribute, let external):
+                let stored = snapshot.attributes[slot]
+                if external, case .data(let data) = stored {
+                    let encoded = try externalStorage.encode(data, threshold: Self.externalStorageThreshold)
                     if let file = encoded.file { work.createdFiles.append(file) }
                     try statement.bind(encoded.column, at: index)
                 } else {
                     try statement.bind(SQLiteValueCodec.sqliteValue(stored, for: attribute.attributeType), at: index)
                 }
-            } else if let destination {
-                if wantsEntity {
+            case .toOneKey(let slot):
+                if let key = snapshot.toOne[slot]?.primaryKey { try statement.bind(key, at: index) } else { try statement.bindNull(at: index) }
+            case .toOneEntity(let slot):
+                if let destination = snapshot.toOne[slot] {
                     try statement.bind(Int64(schema.number(of: destination.entity)), at: index)
-                } else if let key = destination.primaryKey {
-                    try statement.bind(key, at: index)
                 } else {
                     try statement.bindNull(at: index)
                 }
-            } else {
-                try statement.bindNull(at: index)
             }
             index += 1
         }
-        if !isInsert { try statement.bind(primaryKey, at: index) }
+        if let expectedVersion {
+            try statement.bind(primaryKey, at: index)
+            try statement.bind(expectedVersion, at: index + 1)
+        }
         try statement.execute()
+        if let expectedVersion, connection.changes == 0,
+           let conflict = try versionConflict(objectID, expected: expectedVersion, mustExist: true) {
+            work.conflicts.append(conflict)
+        }
     }
 
     /// Writes the members of changed to-many relationships: order keys of ordered one-to-many relationships,

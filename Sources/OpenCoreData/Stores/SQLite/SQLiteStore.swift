@@ -18,7 +18,11 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     // (SnapshotStore contract); metadata goes through NSPersistentStore's lock.
 
     private(set) var connection: SQLiteConnection!
-    private(set) var schema: SQLiteSchema!
+    private(set) var schema: SQLiteSchema! {
+        didSet { rowWritePlans = [:] }
+    }
+    /// How each entity's rows are written by saves, made once per schema (SQLiteStore+Save.swift).
+    var rowWritePlans: [ObjectIdentifier: RowWritePlan] = [:]
     private(set) var model: NSManagedObjectModel!
     /// Whether `metadata` changed since it was last written.
     var metadataNeedsWriting = false
