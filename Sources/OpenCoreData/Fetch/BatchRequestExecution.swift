@@ -76,10 +76,14 @@ enum BatchRequestExecution {
             rows.reserveCapacity(objects.count)
             for dictionary in objects { rows.append(try row(from: dictionary.lazy.map { (key: $0.key as Any, value: $0.value) })) }
         } else if let handler = request.dictionaryHandler {
+            var pairs: [(key: Any, value: Any)] = []
             while true {
                 let dictionary = NSMutableDictionary()
                 if handler(dictionary) { break }
-                rows.append(try row(from: dictionary.lazy.map { (key: $0.key as Any, value: $0.value) }))
+                // Enumerated in one pass (iterating an NSDictionary as a sequence looks each key up again).
+                pairs.removeAll(keepingCapacity: true)
+                dictionary.enumerateKeysAndObjects { key, value, _ in pairs.append((key, value)) }
+                rows.append(try row(from: pairs))
             }
         } else if let handler = request.managedObjectHandler {
             let objectClass = ManagedObjectClassRegistry.managedObjectClass(for: entity)

@@ -25,8 +25,10 @@ enum ValueConversion {
             if let date = value as? NSDate { return .date(Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)) }
             return nil
         case .binaryDataAttributeType:
+            // A Swift `Data` as itself; an `NSData` copied in one go (the bridging cast copies byte by byte on Linux).
+            if type(of: value) == Data.self, let data = value as? Data { return .data(data) }
+            if let data = value as? NSData { return .data(data.length == 0 ? Data() : Data(bytes: data.bytes, count: data.length)) }
             if let data = value as? Data { return .data(data) }
-            if let data = value as? NSData { return .data(Data(referencing: data)) }
             if let bytes = value as? [UInt8] { return .data(Data(bytes)) }
             return nil
         case .UUIDAttributeType:
@@ -121,7 +123,7 @@ enum ValueConversion {
     }
 
     /// Integers wrap to the attribute's width, as storing into an Int16/Int32 column does.
-    private static func clamp(_ value: Int64, to type: NSAttributeType) -> Int64 {
+    static func clamp(_ value: Int64, to type: NSAttributeType) -> Int64 {
         switch type {
         case .integer16AttributeType: return Int64(Int16(truncatingIfNeeded: value))
         case .integer32AttributeType: return Int64(Int32(truncatingIfNeeded: value))

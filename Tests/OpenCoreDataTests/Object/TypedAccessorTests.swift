@@ -36,6 +36,20 @@ final class TypedGauge: NSManagedObject {
     @Managed("small") var smallAsInt: Int
     @Managed("real") var realAsFloat: Float
     @Managed var aPropertyNameLongerThanFifteenBytes: String?
+    /// Cross-type setters: a Bool into an integer attribute, an Int into a double, a Double into a float, an Int into
+    /// a decimal (the general conversion).
+    @Managed("int") var intFromBool: Bool
+    @Managed("real") var realFromInt: Int
+    @Managed("single") var singleFromDouble: Double
+    @Managed("amount") var amountFromInt: Int
+
+    /// Keys `didChangeValue(forKey:)` saw (Apple's generated setters call it; so do ours).
+    var changedKeys: [String] = []
+
+    override func didChangeValue(forKey key: String) {
+        changedKeys.append(key)
+        super.didChangeValue(forKey: key)
+    }
 }
 
 @Suite struct TypedAccessorTests {
@@ -155,6 +169,58 @@ final class TypedGauge: NSManagedObject {
             #expect(gauge.value(forKey: long) as? String == "long and dynamic")
             #expect(gauge.entity.layout.slots["nonexistent"] == nil)
             #expect(gauge.entity.layout.slots["tex"] == nil && gauge.entity.layout.slots["texts"] == nil)
+        }
+    }
+
+    /// A context on the model's in-memory store, with an undo manager.
+    private func scratchContext() throws -> NSManagedObjectContext {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model)
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        context.undoManager = UndoManager()
+        return context
+    }
+
+    @Test func typedSettersStoreWhatKeyValueCodingStores() throws {
+        let context = try scratchContext()
+        context.performAndWait {
+            let typed = TypedGauge(context: context), coded = TypedGauge(context: context)
+            typed.small = 300; coded.setValue(300, forKey: "small")
+            typed.smallAsInt = 70_000; coded.setValue(70_000, forKey: "small")   // wraps to Int16, as KVC does
+            typed.medium = -9; coded.setValue(-9, forKey: "medium")
+            typed.intFromBool = true; coded.setValue(true, forKey: "int")
+            typed.realFromInt = 3; coded.setValue(3, forKey: "real")
+            typed.singleFromDouble = 0.1; coded.setValue(0.1, forKey: "single")  // rounded to Float
+            typed.amountFromInt = 12; coded.setValue(12, forKey: "amount")
+            typed.flag = true; coded.setValue(true, forKey: "flag")
+            typed.optionalText = "x"; coded.setValue("x", forKey: "optionalText")
+            typed.optionalText = nil; coded.setValue(nil, forKey: "optionalText")
+            typed.blob = Data([9]); coded.setValue(Data([9]), forKey: "blob")
+            typed.optionalDay = Date(timeIntervalSinceReferenceDate: 5); coded.setValue(Date(timeIntervalSinceReferenceDate: 5), forKey: "optionalDay")
+            typed.amount = Decimal(string: "1.5")!; coded.setValue(Decimal(string: "1.5")!, forKey: "amount")
+            #expect(typed.attributeValues == coded.attributeValues)
+            #expect(typed.small == 4_464 && typed.single == Float(0.1) && typed.amount == Decimal(string: "1.5")!)
+        }
+    }
+
+    @Test func typedSettersTrackChangesNotifyAndUndo() throws {
+        let context = try scratchContext()
+        try context.performAndWait {
+            let gauge = TypedGauge(context: context)
+            gauge.text = "saved"
+            try context.save()
+            context.processPendingChanges()
+            gauge.changedKeys = []
+            gauge.text = "changed"
+            gauge.large = 7
+            gauge.optionalReal = nil
+            #expect(gauge.changedKeys == ["text", "large", "optionalReal"])
+            #expect(gauge.isUpdated && context.updatedObjects.contains(gauge))
+            #expect(gauge.changedValues()["text"] as? String == "changed")
+            context.processPendingChanges()   // ends the event: its undo is one group
+            context.undoManager?.undo()
+            #expect(gauge.text == "saved" && gauge.large == 0)
         }
     }
 
