@@ -5,6 +5,16 @@ enum Implementation: String, CaseIterable, Sendable {
     case raw = "raw SQLite"
     case grdb = "GRDB"
     case openCoreData = "OpenCoreData"
+
+    /// `raw`, `grdb` or `ocd` (for `--only`).
+    init?(shortName: String) {
+        switch shortName {
+        case "raw": self = .raw
+        case "grdb": self = .grdb
+        case "ocd": self = .openCoreData
+        default: return nil
+        }
+    }
 }
 
 /// One workload's timings.

@@ -9,6 +9,8 @@ struct Options {
     var rounds = 3
     var markdown: String?
     var memoryChild: Implementation?
+    /// `--only raw,grdb,ocd`: run only these implementations (for profiling one; skips memory and the shell check).
+    var only: Set<Implementation>?
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -18,10 +20,15 @@ struct Options {
             case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
             case "--markdown": markdown = iterator.next()
             case "--memory-child": memoryChild = iterator.next().flatMap(Implementation.init(rawValue:))
+            case "--only": only = Set((iterator.next() ?? "").split(separator: ",").compactMap { Implementation(shortName: String($0)) })
             default: FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8)); exit(2)
             }
         }
     }
+}
+
+extension Options {
+    func runs(_ implementation: Implementation) -> Bool { only?.contains(implementation) ?? true }
 }
 
 let options = Options(CommandLine.arguments)
@@ -49,7 +56,7 @@ FileHandle.standardError.write(Data("N = \(options.n), \(options.rounds) rounds\
 for round in 1...options.rounds {
     FileHandle.standardError.write(Data("round \(round)\n".utf8))
     // Raw SQLite.
-    do {
+    if options.runs(.raw) {
         let path = freshStorePath("raw.sqlite")
         let database = RawDatabase(path: path)
         RawDatabase.createSchema(database)
@@ -69,7 +76,7 @@ for round in 1...options.rounds {
         record("to-many traversal, faulting", .raw, rows: rows.count, target: nil, time { _ = database.traverse() })
     }
     // GRDB.
-    do {
+    if options.runs(.grdb) {
         let path = freshStorePath("grdb.sqlite")
         let database = try GRDBDatabase(path: path)
         try database.createSchema()
@@ -89,7 +96,7 @@ for round in 1...options.rounds {
         record("to-many traversal, faulting", .grdb, rows: rows.count, target: nil, try time { _ = try database.traverse() })
     }
     // OpenCoreData.
-    do {
+    if options.runs(.openCoreData) {
         let path = freshStorePath("ocd.sqlite")
         let stack = try OpenCoreDataStack(path: path)
         record("insert + save", .openCoreData, rows: rows.count, target: 1.5, try time { try stack.insert(rows) })
@@ -121,7 +128,7 @@ let evaluateSeconds = time { for dictionary in dictionaries where evaluated.eval
 
 // Memory per realized object, each implementation in its own process.
 var memory: [Implementation: Int] = [:]
-for implementation in Implementation.allCases {
+for implementation in Implementation.allCases where options.only == nil {
     try MemoryProbe.prepare(implementation, rows: rows)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
@@ -135,7 +142,7 @@ for implementation in Implementation.allCases {
 }
 
 // Sanity of the baseline: the sqlite3 shell importing the same rows in one transaction.
-let shellSeconds = SQLiteShellBaseline.importSeconds(rows)
+let shellSeconds = options.only == nil ? SQLiteShellBaseline.importSeconds(rows) : nil
 
 // The table.
 var lines: [String] = []
