@@ -169,8 +169,12 @@ extension NSManagedObjectContext {
         coordinator.rowCache.apply(saved: snapshots.map { ($0.0.objectID, $0.1) }, deleted: deleted.map(\.objectID))
         for (object, snapshot) in snapshots {
             object.committedSnapshot = snapshot
-            object.attributeValues = snapshot.attributes.enumerated().map { index, value in
-                object.layout.attributes[index].isTransient ? object.attributeValues[index] : value
+            if object.layout.hasTransientAttributes {
+                object.attributeValues = snapshot.attributes.enumerated().map { index, value in
+                    object.layout.attributes[index].isTransient ? object.attributeValues[index] : value
+                }
+            } else {
+                object.attributeValues = snapshot.attributes   // shared with the snapshot until changed
             }
             for (index, value) in object.toManyValues.enumerated() {
                 if case .members(let members) = value { object.committedToMany[index] = members.objects.map(\.objectID) }

@@ -29,6 +29,12 @@ final class EntityLayout: @unchecked Sendable {
     let defaultAttributes: [StoredValue]
     /// The defaults of transformable attributes (object form), by slot.
     let transformableDefaults: [Int: Any]
+    /// A fault's values, shared by every fault of the entity (arrays are copied on write).
+    let faultAttributes: [StoredValue]
+    let faultToOneValues: [NSManagedObject.ToOneValue]
+    let faultToManyValues: [NSManagedObject.ToManyValue]
+    /// Whether some attribute is transient (its value is the object's, not the row's).
+    let hasTransientAttributes: Bool
 
     init(entity: NSEntityDescription) {
         self.entity = entity
@@ -69,6 +75,10 @@ final class EntityLayout: @unchecked Sendable {
             return ValueConversion.storedValue(fromKVC: value, for: attribute) ?? .null
         }
         self.transformableDefaults = transformableDefaults
+        faultAttributes = Array(repeating: .null, count: attributes.count)
+        faultToOneValues = Array(repeating: .none, count: toOne.count)
+        faultToManyValues = Array(repeating: .fault, count: toMany.count)
+        hasTransientAttributes = attributes.contains(where: \.isTransient)
     }
 
     /// An empty snapshot for this entity (every value null).

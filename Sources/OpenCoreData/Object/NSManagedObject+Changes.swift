@@ -11,7 +11,7 @@ extension NSManagedObject {
     func apply(_ snapshot: ObjectSnapshot) {
         attributeValues = snapshot.attributes
         toOneValues = snapshot.toOne.map { $0.map { .id($0) } ?? .none }
-        toManyValues = Array(repeating: .fault, count: layout.toManyRelationships.count)
+        toManyValues = layout.faultToManyValues
         transformedValues = [:]
         committedSnapshot = snapshot
         committedToMany = [:]
@@ -22,9 +22,9 @@ extension NSManagedObject {
     func turnIntoFault() {
         guard !_isFault else { return }
         willTurnIntoFault()
-        attributeValues = layout.defaultAttributes.map { _ in .null }
-        toOneValues = Array(repeating: .none, count: layout.toOneRelationships.count)
-        toManyValues = Array(repeating: .fault, count: layout.toManyRelationships.count)
+        attributeValues = layout.faultAttributes
+        toOneValues = layout.faultToOneValues
+        toManyValues = layout.faultToManyValues
         transformedValues = [:]
         eventOldValues = [:]
         _isFault = true

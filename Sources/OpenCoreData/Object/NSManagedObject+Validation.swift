@@ -128,6 +128,19 @@ enum ValidationRules {
 
     /// Whether validation left a value unchanged.
     static func same(_ a: Any?, _ b: Any?) -> Bool {
+        // The common case — validation left the value alone — without bridging casts: the same object, or equal
+        // values of the same exact type.
+        if let a, let b, type(of: a) == type(of: b) {
+            if type(of: a) is AnyClass {
+                if (a as AnyObject) === (b as AnyObject) { return true }
+            } else if type(of: a) == String.self {
+                return (a as! String) == (b as! String)
+            } else if type(of: a) == Date.self {
+                return (a as! Date) == (b as! Date)
+            } else if type(of: a) == Data.self {
+                return (a as! Data) == (b as! Data)
+            }
+        }
         switch (a, b) {
         case (nil, nil): return true
         case let (x as NSNumber, y as NSNumber): return x === y || x.isEqual(y)

@@ -106,9 +106,9 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
         let materializing = ManagedObjectFactory.pendingObjectID
         _objectID = materializing ?? NSManagedObjectID.temporary(for: entity)
         attributeValues = layout.defaultAttributes
-        toOneValues = Array(repeating: .none, count: layout.toOneRelationships.count)
+        toOneValues = layout.faultToOneValues
         // A fault's to-many relationships are faults too (its values arrive with `apply(_:)`).
-        toManyValues = materializing != nil ? Array(repeating: .fault, count: layout.toManyRelationships.count)
+        toManyValues = materializing != nil ? layout.faultToManyValues
             : layout.toManyRelationships.map { RelationshipMembersFactory.empty($0) }
         isKeyPathProbe = KeyPathRecorder.isCreatingProbe
         super.init()
