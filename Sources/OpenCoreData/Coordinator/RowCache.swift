@@ -4,15 +4,29 @@ import Foundation
 /// coordinator, so that a fault fires without a store round trip when the row is already known
 /// (objc.io, "Accessing Data"). Thread-safe.
 final class RowCache: Sendable {
-    /// A cached row and when it was read from the store.
+    /// A cached row, when it was read from the store, and the cache generation it was recorded in.
     private struct Entry {
         var snapshot: ObjectSnapshot
         var fetched: ContinuousClock.Instant
+        var generation: UInt64
     }
 
-    /// The rows by the root entity of their inheritance hierarchy, then by object ID: a batch request that changes
-    /// rows without listing them drops a whole hierarchy at once.
-    private let rows = Locked<[ObjectIdentifier: [NSManagedObjectID: Entry]]>([:])   // not Mutex: TSan cannot see it (Locked.swift)
+    /// The rows by the root entity of their inheritance hierarchy, then by object ID.
+    private struct State {
+        var rows: [ObjectIdentifier: [NSManagedObjectID: Entry]] = [:]
+        /// Hierarchies a batch request changed without listing rows, with the generation that was current then:
+        /// their entries of that generation or earlier are stale. (Marking is instant; freeing every row of a large
+        /// hierarchy would cost the request milliseconds per 10,000 rows. Stale rows are replaced as rows are read.)
+        var invalidated: [ObjectIdentifier: UInt64] = [:]
+        var generation: UInt64 = 0
+
+        func isCurrent(_ entry: Entry, in hierarchy: ObjectIdentifier) -> Bool {
+            guard let invalidated = invalidated[hierarchy] else { return true }
+            return entry.generation > invalidated
+        }
+    }
+
+    private let state = Locked(State())   // not Mutex: TSan cannot see it (Locked.swift)
 
     private static func hierarchy(of objectID: NSManagedObjectID) -> ObjectIdentifier { ObjectIdentifier(objectID.entity.rootEntity) }
 
@@ -33,8 +47,8 @@ final class RowCache: Sendable {
     /// The cached row of `objectID`, if it is not older than `maximumAge` seconds (negative: any age).
     func snapshot(for objectID: NSManagedObjectID, maximumAge: TimeInterval = -1) -> ObjectSnapshot? {
         let hierarchy = Self.hierarchy(of: objectID)
-        return rows.withLock { rows in
-            guard let entry = rows[hierarchy]?[objectID] else { return nil }
+        return state.withLock { state in
+            guard let entry = state.rows[hierarchy]?[objectID], state.isCurrent(entry, in: hierarchy) else { return nil }
             if maximumAge >= 0 && entry.fetched.duration(to: .now) > .milliseconds(Int64(maximumAge * 1000)) { return nil }
             return entry.snapshot
         }
@@ -50,12 +64,13 @@ final class RowCache: Sendable {
         guard !snapshots.isEmpty else { return }
         let now = ContinuousClock.now
         var hierarchies = HierarchyLookup()
-        rows.withLock { rows in
+        state.withLock { state in
+            let generation = state.generation
             for (objectID, snapshot) in snapshots {
-                rows[hierarchies.of(objectID), default: [:]].updateValue(forKey: objectID) { existing in
-                    if let existing, existing.snapshot.version > snapshot.version { return existing }
-                    return Entry(snapshot: snapshot, fetched: now)
-                }
+                let hierarchy = hierarchies.of(objectID)
+                if let existing = state.rows[hierarchy]?[objectID], state.isCurrent(existing, in: hierarchy),
+                   existing.snapshot.version > snapshot.version { continue }
+                state.rows[hierarchy, default: [:]][objectID] = Entry(snapshot: snapshot, fetched: now, generation: generation)
             }
         }
     }
@@ -64,47 +79,42 @@ final class RowCache: Sendable {
     func apply(saved: [(NSManagedObjectID, ObjectSnapshot)], deleted: [NSManagedObjectID]) {
         let now = ContinuousClock.now
         var hierarchies = HierarchyLookup()
-        rows.withLock { rows in
-            for (objectID, snapshot) in saved { rows[hierarchies.of(objectID), default: [:]][objectID] = Entry(snapshot: snapshot, fetched: now) }
-            for objectID in deleted { rows[hierarchies.of(objectID)]?[objectID] = nil }
+        state.withLock { state in
+            let generation = state.generation
+            for (objectID, snapshot) in saved {
+                state.rows[hierarchies.of(objectID), default: [:]][objectID] = Entry(snapshot: snapshot, fetched: now, generation: generation)
+            }
+            for objectID in deleted { state.rows[hierarchies.of(objectID)]?[objectID] = nil }
         }
     }
 
     /// Forgets rows (so the next access reads the store).
     func remove(_ objectIDs: some Sequence<NSManagedObjectID>) {
-        rows.withLock { rows in for objectID in objectIDs { rows[Self.hierarchy(of: objectID)]?[objectID] = nil } }
+        state.withLock { state in for objectID in objectIDs { state.rows[Self.hierarchy(of: objectID)]?[objectID] = nil } }
     }
 
     /// Forgets every row of the inheritance hierarchies of `entities` (after a batch request changed rows it did
-    /// not list).
+    /// not list): the rows cached so far are marked stale at once.
     func removeRows(ofHierarchiesOf entities: [NSEntityDescription]) {
         guard !entities.isEmpty else { return }
-        let dropped: [[NSManagedObjectID: Entry]] = rows.withLock { rows in
-            entities.compactMap { rows.removeValue(forKey: ObjectIdentifier($0.rootEntity)) }
-        }
-        // Freeing a large hierarchy's rows takes a while (milliseconds per 10,000): not on the caller's time.
-        if dropped.reduce(0, { $0 + $1.count }) > 1_000 {
-            Self.releaseQueue.async { withExtendedLifetime(dropped) {} }
+        state.withLock { state in
+            for entity in entities { state.invalidated[ObjectIdentifier(entity.rootEntity)] = state.generation }
+            state.generation += 1
         }
     }
 
-    /// Where large sets of forgotten rows are freed.
-    private static let releaseQueue = DispatchQueue(label: "OpenCoreData.RowCache.release", qos: .utility)
-
     /// Forgets every row.
-    func removeAll() { rows.withLock { $0.removeAll() } }
+    func removeAll() {
+        state.withLock { state in
+            state.rows.removeAll()
+            state.invalidated.removeAll()
+        }
+    }
 
-    /// The number of cached rows.
-    var count: Int { rows.withLock { $0.values.reduce(0) { $0 + $1.count } } }
-}
-
-private extension Dictionary {
-    /// Replaces the value for `key` with `transform` of the current one (nil when absent), with one lookup.
-    mutating func updateValue(forKey key: Key, _ transform: (Value?) -> Value) {
-        if let index = index(forKey: key) {
-            values[index] = transform(values[index])
-        } else {
-            self[key] = transform(nil)
+    /// The number of current (not stale) cached rows.
+    var count: Int {
+        state.withLock { state in
+            state.rows.reduce(0) { total, hierarchy in total + hierarchy.value.values.filter { state.isCurrent($0, in: hierarchy.key) }.count }
         }
     }
 }

@@ -133,3 +133,43 @@ import Testing
         #expect(Set(ids ?? []) == [library["t1"], library["t2"]])
     }
 }
+
+/// The coordinator's row cache forgets a hierarchy by marking its rows stale (freeing 100,000 rows would cost the
+/// batch request tens of milliseconds); rows read afterwards are current again, whatever their versions.
+@Suite struct RowCacheInvalidationTests {
+    private let item = BatchModel.shared.entitiesByName["Item"]!
+    private let special = BatchModel.shared.entitiesByName["SpecialItem"]!
+    private let product = BatchModel.shared.entitiesByName["Product"]!
+
+    private func id(_ entity: NSEntityDescription, _ key: Int64) -> NSManagedObjectID {
+        NSManagedObjectID(entity: entity, key: .primaryKey(key), store: nil)
+    }
+
+    private func row(_ name: String, version: Int64, of entity: NSEntityDescription) -> ObjectSnapshot {
+        var snapshot = entity.layout.emptySnapshot()
+        snapshot.attributes[0] = .text(name)
+        snapshot.version = version
+        return snapshot
+    }
+
+    @Test func aForgottenHierarchyReadsAsMissingUntilRowsAreReadAgain() {
+        let cache = RowCache()
+        cache.store([(id(item, 1), row("a", version: 3, of: item)), (id(special, 2), row("b", version: 1, of: special)),
+                     (id(product, 1), row("p", version: 1, of: product))])
+        cache.removeRows(ofHierarchiesOf: [special])   // a sub-entity: its whole hierarchy (Item's table) is stale
+        #expect(cache.snapshot(for: id(item, 1)) == nil && cache.snapshot(for: id(special, 2)) == nil)
+        #expect(cache.snapshot(for: id(product, 1))?.attributes[0] == .text("p"), "other hierarchies are untouched")
+        #expect(cache.count == 1)
+
+        // A row read after the request replaces the stale one even with a lower version (the stale row proves nothing).
+        cache.store(row("a2", version: 2, of: item), for: id(item, 1))
+        #expect(cache.snapshot(for: id(item, 1))?.attributes[0] == .text("a2"))
+        // A current row is still kept against an older read.
+        cache.store(row("old", version: 1, of: item), for: id(item, 1))
+        #expect(cache.snapshot(for: id(item, 1))?.attributes[0] == .text("a2"))
+        // Rows a save writes are current too.
+        cache.apply(saved: [(id(special, 2), row("b2", version: 2, of: special))], deleted: [])
+        #expect(cache.snapshot(for: id(special, 2))?.attributes[0] == .text("b2"))
+        #expect(cache.count == 3)
+    }
+}
