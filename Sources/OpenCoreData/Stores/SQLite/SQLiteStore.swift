@@ -271,20 +271,29 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
         guard case .blob(let plistData) = row[1] else {
             throw CoreDataError.make(NSPersistentStoreIncompatibleSchemaError, "The store's metadata is not a property list")
         }
-        guard MetadataPlistCheck.binaryPlistHasNoSet(plistData) else {
-            throw CoreDataError.make(NSPersistentStoreIncompatibleSchemaError, "The store's metadata is not a valid property list (it holds a set)")
-        }
         let plist: Any
         do {
-            plist = try PropertyListSerialization.propertyList(from: plistData, format: nil)
+            plist = try Self.metadataPropertyList(plistData)
         } catch {
-            throw CoreDataError.make(NSPersistentStoreIncompatibleSchemaError, "The store's metadata is not a valid property list", userInfo: [NSUnderlyingErrorKey: error])
+            throw CoreDataError.make(NSPersistentStoreIncompatibleSchemaError, "The store's metadata is not a valid property list: \(error)", userInfo: [NSUnderlyingErrorKey: error])
         }
         guard var metadata = plist as? [String: Any] else {
             throw CoreDataError.make(NSPersistentStoreIncompatibleSchemaError, "The store's metadata is not a dictionary")
         }
         if case .text(let uuid) = row[0] { metadata[NSStoreUUIDKey] = uuid }
         return metadata
+    }
+
+    /// Decodes a `Z_METADATA` blob. Binary property lists — what Core Data writes — are read by OpenCoreData's own
+    /// checked reader (Foundation's on Linux crashed on some malformed lists and leaks memory on others, found by
+    /// fuzzing); an XML property list goes to `PropertyListSerialization`; anything else is refused.
+    static func metadataPropertyList(_ data: Data) throws -> Any {
+        if data.starts(with: Array("bplist00".utf8)) { return try BinaryPropertyList.read(data).foundationObject() }
+        let start = data.prefix(256).drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+        guard start.starts(with: Array("<?xml".utf8)) || start.starts(with: Array("<!DOCTYPE plist".utf8)) || start.starts(with: Array("<plist".utf8)) else {
+            throw BinaryPropertyListError(description: "neither a binary nor an XML property list")
+        }
+        return try PropertyListSerialization.propertyList(from: data, format: nil)
     }
 
     /// Writes the metadata row.

@@ -1,0 +1,128 @@
+import CSQLite
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+
+/// The `Z_METADATA` blob is decoded by OpenCoreData's own binary property-list reader (Foundation's crashed on some
+/// malformed lists and leaked memory on others under fuzzing): the values are those `PropertyListSerialization`
+/// returns, XML lists are still read, and hostile blobs are refused with Core Data's error.
+@Suite struct MetadataPlistTests {
+    /// A new SQLite store (removed from its coordinator) and its URL.
+    private func makeStore() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metadata-plist-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appendingPathComponent("Store.sqlite")
+        let entity = NSEntityDescription()
+        entity.name = "Item"
+        let name = NSAttributeDescription()
+        name.name = "name"
+        name.attributeType = .stringAttributeType
+        entity.properties = [name]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let metadata = store.metadata.merging([
+            "text": "ünïcode", "integer": 42, "negative": -7, "real": 2.5, "flag": true, "date": Date(timeIntervalSinceReferenceDate: 86_400),
+            "data": Data([0, 1, 2]), "list": ["a", 1] as [Any], "nested": ["inner": ["deep": false]],
+        ]) { _, new in new }
+        try coordinator.remove(store)
+        try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: NSSQLiteStoreType, at: url)
+        return url
+    }
+
+    private func sql(_ url: URL, _ body: (OpaquePointer?) -> Void) {
+        var db: OpaquePointer?
+        #expect(sqlite3_open(url.path, &db) == SQLITE_OK)
+        body(db)
+        sqlite3_close(db)
+    }
+
+    private func blob(_ url: URL) -> Data {
+        var data = Data()
+        sql(url) { db in
+            var statement: OpaquePointer?
+            sqlite3_prepare_v2(db, "SELECT Z_PLIST FROM Z_METADATA", -1, &statement, nil)
+            if sqlite3_step(statement) == SQLITE_ROW, let bytes = sqlite3_column_blob(statement, 0) {
+                data = Data(bytes: bytes, count: Int(sqlite3_column_bytes(statement, 0)))
+            }
+            sqlite3_finalize(statement)
+        }
+        return data
+    }
+
+    private func replaceBlob(_ url: URL, with data: Data) {
+        sql(url) { db in
+            var statement: OpaquePointer?
+            sqlite3_prepare_v2(db, "UPDATE Z_METADATA SET Z_PLIST = ?", -1, &statement, nil)
+            _ = data.withUnsafeBytes { sqlite3_bind_blob(statement, 1, $0.baseAddress, Int32($0.count), nil) }
+            #expect(sqlite3_step(statement) == SQLITE_DONE)
+            sqlite3_finalize(statement)
+        }
+    }
+
+    @Test func binaryMetadataDecodesAsPropertyListSerializationDoes() throws {
+        let url = try makeStore()
+        let data = blob(url)
+        #expect(data.starts(with: Array("bplist00".utf8)))
+        let ours = try #require(try SQLiteStore.metadataPropertyList(data) as? [String: Any])
+        let foundations = try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+        #expect(NSDictionary(dictionary: ours).isEqual(to: foundations))
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(metadata["text"] as? String == "ünïcode" && metadata["integer"] as? Int == 42 && metadata["negative"] as? Int == -7)
+        #expect(metadata["real"] as? Double == 2.5 && metadata["flag"] as? Bool == true)
+        #expect(metadata["date"] as? Date == Date(timeIntervalSinceReferenceDate: 86_400) && metadata["data"] as? Data == Data([0, 1, 2]))
+        #expect(((metadata["nested"] as? [String: Any])?["inner"] as? [String: Any])?["deep"] as? Bool == false)
+        #expect(metadata[NSStoreModelVersionHashesKey] is [String: Any])
+    }
+
+    @Test func anXMLPropertyListIsStillRead() throws {
+        let url = try makeStore()
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        var plist = metadata
+        plist[NSStoreUUIDKey] = nil
+        replaceBlob(url, with: try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0))
+        let reread = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(reread["integer"] as? Int == 42 && reread["text"] as? String == "ünïcode")
+    }
+
+    /// A binary plist of `levels` arrays, each holding the next one twice: a few hundred bytes describing 2^levels
+    /// leaves.
+    private func exponentialPlist(levels: Int) -> Data {
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for level in 0..<levels {
+            offsets.append(bytes.count)
+            bytes += [0xA2, UInt8(level + 1), UInt8(level + 1)]
+        }
+        offsets.append(bytes.count)
+        bytes += [0x51, UInt8(ascii: "x")]
+        let table = bytes.count
+        for offset in offsets { bytes += [UInt8(offset >> 8), UInt8(offset & 0xFF)] }
+        func be64(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8((value >> ($0 * 8)) & 0xFF) } }
+        bytes += [0, 0, 0, 0, 0, 0, 2, 1] + be64(offsets.count) + be64(0) + be64(table)
+        return Data(bytes)
+    }
+
+    @Test(arguments: ["garbage", "exponential", "set", "truncated"])
+    func hostileBlobsAreRefused(kind: String) throws {
+        let url = try makeStore()
+        let data: Data
+        switch kind {
+        case "garbage": data = Data([0x62, 0x54, 0xF4])
+        case "exponential": data = exponentialPlist(levels: 60)
+        case "set":   // a set holding `false`: objects at 8 and 10, offset table at 11
+            data = Data(Array("bplist00".utf8) + [0xC1, 0x01, 0x08] + [0x08, 0x0A]
+                        + [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 2] + [0, 0, 0, 0, 0, 0, 0, 0] + [0, 0, 0, 0, 0, 0, 0, 11])
+        default: data = blob(url).prefix(40)
+        }
+        replaceBlob(url, with: data)
+        let started = ContinuousClock.now
+        let error = #expect(throws: NSError.self) {
+            _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        }
+        #expect(error?.domain == NSCocoaErrorDomain && error?.code == NSPersistentStoreIncompatibleSchemaError)
+        #expect(started.duration(to: .now) < .seconds(5), "refused without expanding the list")
+    }
+}
