@@ -141,13 +141,11 @@ struct FetchPlan {
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(rows.count)
         var included = Set<ObjectIdentifier>()
-        if rows.contains(where: { $0.1 != nil }) {
-            context.readRowCache(coordinator).store(rows.lazy.compactMap { objectID, snapshot in snapshot.map { (objectID, $0) } })
-        }
+        context.readRowCache(coordinator).store(rows.lazy.compactMap { objectID, snapshot in snapshot.map { (objectID, $0) } })
         for (objectID, snapshot) in rows {
             let object = context.object(with: objectID)
             if realizing, object._isFault, let snapshot { context.realize(object, with: snapshot) }
-            if deleted.isEmpty == false, deleted.contains(object) { continue }
+            if !deleted.isEmpty, deleted.contains(object) { continue }
             if merging, object.hasChanges, !object._isFault {
                 guard try matchesInMemory(object, inMemoryPredicate) else { continue }
             }

@@ -49,6 +49,24 @@ extension SQLiteStore: BatchExecutingStore {
 
         /// `FROM … WHERE …`.
         var fromWhere: String { "FROM \(from)" + (conditions.map { " WHERE " + $0 } ?? "") }
+
+        /// How an `UPDATE` or `DELETE` of the entity's table names it and restricts itself to the selected rows:
+        /// `AS t0` and the conditions when the selection needs no joins (nothing for every row), else the keys of a
+        /// subquery.
+        var statementTarget: (alias: String, where: String) {
+            guard isSingleTable else { return ("", " WHERE Z_PK IN (SELECT t0.Z_PK \(fromWhere))") }
+            guard let conditions else { return ("", "") }
+            return (" AS t0", " WHERE " + conditions)
+        }
+    }
+
+    /// Runs one statement that changes rows and returns how many it changed (`sqlite3_changes64`).
+    func executeCountingChanges(_ sql: String, arguments: [SQLiteValue]) throws -> Int {
+        let statement = try connection.cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        try statement.execute()
+        return connection.changes
     }
 
     /// The selection of the rows a batch request affects, or nil when the predicate has no SQL translation.

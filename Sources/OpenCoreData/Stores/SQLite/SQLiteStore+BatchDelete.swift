@@ -55,10 +55,9 @@ extension SQLiteStore {
         let table = schema.table(for: entity)
         let members = Set(table.entities.map(ObjectIdentifier.init))
         for candidate in schema.entitiesInOrder {
-            for relationship in candidate.layout.toOneRelationships + candidate.layout.toManyRelationships {
-                if members.contains(ObjectIdentifier(candidate)) { return false }
-                if let destination = relationship.destinationEntity, members.contains(ObjectIdentifier(destination)) { return false }
-            }
+            let relationships = candidate.layout.toOneRelationships + candidate.layout.toManyRelationships
+            if members.contains(ObjectIdentifier(candidate)) && !relationships.isEmpty { return false }
+            if relationships.contains(where: { $0.destinationEntity.map { members.contains(ObjectIdentifier($0)) } ?? false }) { return false }
         }
         let external = table.columns.contains { column in
             if case .attribute(let attribute) = column.kind { return attribute.allowsExternalBinaryDataStorage }
@@ -74,17 +73,8 @@ extension SQLiteStore {
     /// (`DELETE FROM ZITEM` for every row, which SQLite runs as a truncation; `… WHERE Z_PK IN (SELECT t0.Z_PK …)`
     /// when the predicate needs joins).
     private func deleteUnlisted(_ selection: BatchSelection, from table: SQLiteSchema.EntityTable) throws -> Int {
-        let sql: String
-        if selection.isSingleTable {
-            sql = "DELETE FROM \(table.name)" + (selection.conditions.map { " AS t0 WHERE " + $0 } ?? "")
-        } else {
-            sql = "DELETE FROM \(table.name) WHERE Z_PK IN (SELECT t0.Z_PK \(selection.fromWhere))"
-        }
-        let statement = try connection.cachedStatement(sql)
-        defer { statement.reset() }
-        try statement.bind(selection.arguments)
-        try statement.execute()
-        return connection.changes
+        let target = selection.statementTarget
+        return try executeCountingChanges("DELETE FROM \(table.name)\(target.alias)\(target.where)", arguments: selection.arguments)
     }
 
     /// The rows a batch delete removes: by table name, primary key → concrete entity.

@@ -88,17 +88,9 @@ extension SQLiteStore {
             number += 1
             return "?\(number)" + part
         }.joined()
-        let sql: String
-        if selection.isSingleTable {
-            sql = "UPDATE \(table.name) AS t0 SET \(numberedSets)" + (selection.conditions.map { " WHERE " + $0 } ?? "")
-        } else {
-            sql = "UPDATE \(table.name) SET \(numberedSets) WHERE Z_PK IN (SELECT t0.Z_PK \(selection.fromWhere))"
-        }
-        let statement = try connection.cachedStatement(sql)
-        defer { statement.reset() }
-        try statement.bind(selection.arguments + setArguments)
-        try statement.execute()
-        return connection.changes
+        let target = selection.statementTarget
+        return try executeCountingChanges("UPDATE \(table.name)\(target.alias) SET \(numberedSets)\(target.where)",
+                                          arguments: selection.arguments + setArguments)
     }
 
     /// Updates every selected row with one statement, which also returns the updated rows (SQLite ≥ 3.35):
