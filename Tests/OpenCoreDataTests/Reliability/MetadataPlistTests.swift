@@ -4,12 +4,10 @@ import Testing
 
 @testable import OpenCoreData
 
-/// The `Z_METADATA` blob is decoded by OpenCoreData's own binary property-list reader (Foundation's crashed on some
-/// malformed lists and leaked memory on others under fuzzing): the values are those `PropertyListSerialization`
-/// returns, XML lists are still read, and hostile blobs are refused with Core Data's error.
-@Suite struct MetadataPlistTests {
-    /// A new SQLite store (removed from its coordinator) and its URL.
-    private func makeStore() throws -> URL {
+/// Stores whose `Z_METADATA` blob tests read and replace with raw SQL.
+enum MetadataStoreFixture {
+    /// A new SQLite store of a one-entity model (removed from its coordinator), with `extra` added to its metadata.
+    static func makeStore(extra: [String: Any] = [:]) throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metadata-plist-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let url = directory.appendingPathComponent("Store.sqlite")
@@ -23,23 +21,20 @@ import Testing
         model.entities = [entity]
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
-        let metadata = store.metadata.merging([
-            "text": "ünïcode", "integer": 42, "negative": -7, "real": 2.5, "flag": true, "date": Date(timeIntervalSinceReferenceDate: 86_400),
-            "data": Data([0, 1, 2]), "list": ["a", 1] as [Any], "nested": ["inner": ["deep": false]],
-        ]) { _, new in new }
+        let metadata = store.metadata.merging(extra) { _, new in new }
         try coordinator.remove(store)
-        try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: NSSQLiteStoreType, at: url)
+        if !extra.isEmpty { try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: NSSQLiteStoreType, at: url) }
         return url
     }
 
-    private func sql(_ url: URL, _ body: (OpaquePointer?) -> Void) {
+    private static func sql(_ url: URL, _ body: (OpaquePointer?) -> Void) {
         var db: OpaquePointer?
         #expect(sqlite3_open(url.path, &db) == SQLITE_OK)
         body(db)
         sqlite3_close(db)
     }
 
-    private func blob(_ url: URL) -> Data {
+    static func blob(_ url: URL) -> Data {
         var data = Data()
         sql(url) { db in
             var statement: OpaquePointer?
@@ -52,7 +47,8 @@ import Testing
         return data
     }
 
-    private func replaceBlob(_ url: URL, with data: Data) {
+    /// Replaces the store's `Z_METADATA.Z_PLIST` with raw SQL, as a tampered file would arrive.
+    static func replaceBlob(_ url: URL, with data: Data) {
         sql(url) { db in
             var statement: OpaquePointer?
             sqlite3_prepare_v2(db, "UPDATE Z_METADATA SET Z_PLIST = ?", -1, &statement, nil)
@@ -61,10 +57,22 @@ import Testing
             sqlite3_finalize(statement)
         }
     }
+}
+
+/// The `Z_METADATA` blob is decoded by OpenCoreData's own binary property-list reader (Foundation's crashed on some
+/// malformed lists and leaked memory on others under fuzzing): the values are those `PropertyListSerialization`
+/// returns, XML lists are still read, and hostile blobs are refused with Core Data's error.
+@Suite struct MetadataPlistTests {
+    private let extra: [String: Any] = [
+        "text": "ünïcode", "integer": 42, "negative": -7, "real": 2.5, "flag": true, "date": Date(timeIntervalSinceReferenceDate: 86_400),
+        "data": Data([0, 1, 2]), "list": ["a", 1] as [Any], "nested": ["inner": ["deep": false]],
+    ]
+
 
     @Test func binaryMetadataDecodesAsPropertyListSerializationDoes() throws {
-        let url = try makeStore()
-        let data = blob(url)
+        let url = try MetadataStoreFixture.makeStore(extra: extra)
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let data = MetadataStoreFixture.blob(url)
         #expect(data.starts(with: Array("bplist00".utf8)))
         let ours = try #require(try SQLiteStore.metadataPropertyList(data) as? [String: Any])
         let foundations = try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
@@ -78,11 +86,12 @@ import Testing
     }
 
     @Test func anXMLPropertyListIsStillRead() throws {
-        let url = try makeStore()
+        let url = try MetadataStoreFixture.makeStore(extra: extra)
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
         var plist = metadata
         plist[NSStoreUUIDKey] = nil
-        replaceBlob(url, with: try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0))
+        MetadataStoreFixture.replaceBlob(url, with: try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0))
         let reread = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
         #expect(reread["integer"] as? Int == 42 && reread["text"] as? String == "ünïcode")
     }
@@ -107,7 +116,8 @@ import Testing
 
     @Test(arguments: ["garbage", "exponential", "set", "truncated"])
     func hostileBlobsAreRefused(kind: String) throws {
-        let url = try makeStore()
+        let url = try MetadataStoreFixture.makeStore(extra: extra)
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let data: Data
         switch kind {
         case "garbage": data = Data([0x62, 0x54, 0xF4])
@@ -115,9 +125,9 @@ import Testing
         case "set":   // a set holding `false`: objects at 8 and 10, offset table at 11
             data = Data(Array("bplist00".utf8) + [0xC1, 0x01, 0x08] + [0x08, 0x0A]
                         + [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 2] + [0, 0, 0, 0, 0, 0, 0, 0] + [0, 0, 0, 0, 0, 0, 0, 11])
-        default: data = blob(url).prefix(40)
+        default: data = MetadataStoreFixture.blob(url).prefix(40)
         }
-        replaceBlob(url, with: data)
+        MetadataStoreFixture.replaceBlob(url, with: data)
         let started = ContinuousClock.now
         let error = #expect(throws: NSError.self) {
             _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
