@@ -11,6 +11,9 @@ struct Options {
     var memoryChild: Implementation?
     /// `--only raw,grdb,ocd`: run only these implementations (for profiling one; skips memory and the shell check).
     var only: Set<Implementation>?
+    /// `--profile fetch|faults|range|insert|edit|delete|prefetch`: repeat one OpenCoreData workload 10 times and exit
+    /// (for `perf record` of that workload alone).
+    var profile: String?
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -20,6 +23,7 @@ struct Options {
             case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
             case "--markdown": markdown = iterator.next()
             case "--memory-child": memoryChild = iterator.next().flatMap(Implementation.init(rawValue:))
+            case "--profile": profile = iterator.next()
             case "--only": only = Set((iterator.next() ?? "").split(separator: ",").compactMap { Implementation(shortName: String($0)) })
             default: FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8)); exit(2)
             }
@@ -38,6 +42,10 @@ if let implementation = options.memoryChild {
 }
 
 let rows = ItemRow.make(options.n)
+if let workload = options.profile {
+    try ProfileLoop.run(workload, rows: rows)
+    exit(0)
+}
 let parents = max(1, options.n / 100)
 var measurements: [String: Measurement] = [:]
 var order: [String] = []

@@ -112,6 +112,7 @@ struct FetchPlan {
             wantsSnapshots: !countOnly && includesPropertyValues && !isBatched, countOnly: false)
         for store in stores() {
             let result = try coordinator.withLock(for: context) { try store.fetch(request) }
+            results.reserveCapacity(results.count + result.objectIDs.count)
             for (index, objectID) in result.objectIDs.enumerated() {
                 results.append((objectID, result.snapshots?[index]))
             }
@@ -140,10 +141,14 @@ struct FetchPlan {
         let inMemoryPredicate = merging ? memoryPredicate : nil
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(rows.count)
+        // One store's rows are distinct objects; only merged or multi-store results need de-duplicating.
+        let deduplicating = merging || multipleStores || context._parent != nil || !context.replacedTemporaryIDs.isEmpty
         var included = Set<ObjectIdentifier>()
-        context.readRowCache(coordinator).store(rows.lazy.compactMap { objectID, snapshot in snapshot.map { (objectID, $0) } })
+        context.readRowCache(coordinator).store(rows.lazy.compactMap { objectID, snapshot in snapshot.map { (objectID, $0) } },
+                                                expectedCount: rows.count)
+        context.registry.reserveCapacity(context.registry.count + rows.count)
         for (objectID, snapshot) in rows {
-            let object = context.object(with: objectID)
+            let object = context.registeredObjectOrFault(for: objectID)
             if realizing, object._isFault, let snapshot { context.realize(object, with: snapshot) }
             if !deleted.isEmpty, deleted.contains(object) { continue }
             if merging, object.hasChanges, !object._isFault {
@@ -153,7 +158,7 @@ struct FetchPlan {
                 object.apply(snapshot)
                 context.eventChanges.refreshed.insert(object)
             }
-            if included.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
+            if !deduplicating || included.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
         }
         if merging {
             for object in changed where !included.contains(ObjectIdentifier(object)) {

@@ -54,12 +54,30 @@ extension NSManagedObjectContext {
     /// ```
     public func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         checkConfinement()
-        if let object = registry[objectID]?.object { return object }
-        if let replaced = replacedTemporaryIDs[objectID] { return object(with: replaced) }
+        return registeredObjectOrFault(for: objectID)
+    }
+
+    /// `object(with:)` without the confinement check (for callers on the queue already, such as fetches): one
+    /// registry look-up, whose slot takes the new fault when there is no object.
+    func registeredObjectOrFault(for objectID: NSManagedObjectID) -> NSManagedObject {
+        if !replacedTemporaryIDs.isEmpty, registry[objectID]?.object == nil, let replaced = replacedTemporaryIDs[objectID] {
+            return registeredObjectOrFault(for: replaced)
+        }
+        let (object, isNew) = Self.objectOrNewFault(in: &registry[objectID], for: objectID)
+        if isNew {
+            object._context = self
+            if !_retainsRegisteredObjects { registeredThisEvent.append(objectID) }
+            if case .reference = objectID.key { noteRegistered([objectID]) }
+        }
+        return object
+    }
+
+    /// The live object of a registry slot, or a new fault put in the slot (held strongly, as `register` does).
+    private static func objectOrNewFault(in slot: inout Registration?, for objectID: NSManagedObjectID) -> (NSManagedObject, isNew: Bool) {
+        if let object = slot?.object { return (object, false) }
         let fault = ManagedObjectFactory.makeFault(for: objectID)
-        register(fault)
-        if case .reference = objectID.key { noteRegistered([objectID]) }
-        return fault
+        slot = Registration(fault, strong: true)
+        return (fault, true)
     }
 
     /// The object for `objectID`, its values loaded; throws `NSManagedObjectReferentialIntegrityError` (133000)

@@ -24,25 +24,32 @@ final class RowCache: Sendable {
             guard let invalidated = invalidated[hierarchy] else { return true }
             return entry.generation > invalidated
         }
+
+        /// Calls `record` with the cache slot of each row (one hash look-up per row): a run of rows of one hierarchy
+        /// works on that hierarchy's dictionary, taken out once (and sized for `expectedCount` rows when new).
+        /// `record` gets the first generation whose entries of the hierarchy are current (earlier ones are stale).
+        mutating func update<Rows: Sequence<(NSManagedObjectID, ObjectSnapshot)>>(
+            _ snapshots: Rows, expectedCount: Int, _ record: (inout Entry?, ObjectSnapshot, UInt64) -> Void
+        ) {
+            var iterator = snapshots.makeIterator()
+            var next = iterator.next()
+            while let first = next {
+                let hierarchy = RowCache.hierarchy(of: first.0)
+                let currentFrom = invalidated[hierarchy].map { $0 + 1 } ?? 0
+                var hierarchyRows = rows.removeValue(forKey: hierarchy) ?? [:]
+                if hierarchyRows.capacity < expectedCount { hierarchyRows.reserveCapacity(expectedCount) }
+                while let (objectID, snapshot) = next, RowCache.hierarchy(of: objectID) == hierarchy {
+                    record(&hierarchyRows[objectID], snapshot, currentFrom)
+                    next = iterator.next()
+                }
+                rows[hierarchy] = hierarchyRows
+            }
+        }
     }
 
     private let state = Locked(State())   // not Mutex: TSan cannot see it (Locked.swift)
 
-    private static func hierarchy(of objectID: NSManagedObjectID) -> ObjectIdentifier { ObjectIdentifier(objectID.entity.rootEntity) }
-
-    /// The hierarchy of a run of object IDs, mostly of one entity: the root is looked up when the entity changes.
-    private struct HierarchyLookup {
-        private var entity: NSEntityDescription?
-        private var hierarchy = ObjectIdentifier(RowCache.self)
-
-        mutating func of(_ objectID: NSManagedObjectID) -> ObjectIdentifier {
-            if objectID.entity !== entity {
-                entity = objectID.entity
-                hierarchy = RowCache.hierarchy(of: objectID)
-            }
-            return hierarchy
-        }
-    }
+    private static func hierarchy(of objectID: NSManagedObjectID) -> ObjectIdentifier { objectID.rootEntityIdentity }
 
     /// The cached row of `objectID`, if it is not older than `maximumAge` seconds (negative: any age).
     func snapshot(for objectID: NSManagedObjectID, maximumAge: TimeInterval = -1) -> ObjectSnapshot? {
@@ -56,21 +63,17 @@ final class RowCache: Sendable {
 
     /// Records rows a fetch or fault produced (a newer version replaces an older one).
     func store(_ snapshot: ObjectSnapshot, for objectID: NSManagedObjectID) {
-        store([(objectID, snapshot)])
+        store(CollectionOfOne((objectID, snapshot)))
     }
 
     /// Records the rows a fetch produced, under one lock (a newer version replaces an older one).
-    func store(_ snapshots: some Collection<(NSManagedObjectID, ObjectSnapshot)>) {
-        guard !snapshots.isEmpty else { return }
+    func store(_ snapshots: some Sequence<(NSManagedObjectID, ObjectSnapshot)>, expectedCount: Int = 1) {
         let now = ContinuousClock.now
-        var hierarchies = HierarchyLookup()
         state.withLock { state in
             let generation = state.generation
-            for (objectID, snapshot) in snapshots {
-                let hierarchy = hierarchies.of(objectID)
-                if let existing = state.rows[hierarchy]?[objectID], state.isCurrent(existing, in: hierarchy),
-                   existing.snapshot.version > snapshot.version { continue }
-                state.rows[hierarchy, default: [:]][objectID] = Entry(snapshot: snapshot, fetched: now, generation: generation)
+            state.update(snapshots, expectedCount: expectedCount) { entry, snapshot, currentFrom in
+                if let version = entry?.snapshot.version, version > snapshot.version, entry!.generation >= currentFrom { return }
+                entry = Entry(snapshot: snapshot, fetched: now, generation: generation)
             }
         }
     }
@@ -78,13 +81,12 @@ final class RowCache: Sendable {
     /// Records the rows a save wrote and forgets the deleted ones.
     func apply(saved: [(NSManagedObjectID, ObjectSnapshot)], deleted: [NSManagedObjectID]) {
         let now = ContinuousClock.now
-        var hierarchies = HierarchyLookup()
         state.withLock { state in
             let generation = state.generation
-            for (objectID, snapshot) in saved {
-                state.rows[hierarchies.of(objectID), default: [:]][objectID] = Entry(snapshot: snapshot, fetched: now, generation: generation)
+            state.update(saved, expectedCount: saved.count) { entry, snapshot, _ in
+                entry = Entry(snapshot: snapshot, fetched: now, generation: generation)
             }
-            for objectID in deleted { state.rows[hierarchies.of(objectID)]?[objectID] = nil }
+            for objectID in deleted { state.rows[Self.hierarchy(of: objectID)]?[objectID] = nil }
         }
     }
 

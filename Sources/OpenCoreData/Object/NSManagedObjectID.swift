@@ -25,6 +25,8 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     private let storeIdentity: StoreIdentity?
     /// The hash, computed once (IDs are dictionary keys everywhere).
     private let cachedHash: Int
+    /// The root of the entity's inheritance hierarchy (IDs of one hierarchy can be equal), found once.
+    let rootEntityIdentity: ObjectIdentifier
 
     /// The identity of an object within a store.
     enum Key: Hashable, Sendable {
@@ -46,15 +48,28 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     init(entity: NSEntityDescription, key: Key, store: NSPersistentStore?) {
         self.entity = entity
         self.key = key
+        rootEntityIdentity = ObjectIdentifier(entity.rootEntity)
         let identity = store?.identity
         self.storeIdentity = identity
-        let storeIdentifier = identity?.identifier ?? ""
+        let (storeIdentifier, storeHash) = identity?.identifierAndHash ?? ("", Self.noStoreHash)
         self.storeIdentifier = storeIdentifier
-        var hasher = Hasher()
-        hasher.combine(key)
-        hasher.combine(storeIdentifier)
-        cachedHash = hasher.finalize()
+        cachedHash = Self.hash(of: key) ^ storeHash
         super.init()
+    }
+
+    private static let noStoreHash = "".hashValue
+
+    /// A key's hash without a `Hasher` for the common keys (dictionaries mix the result with their own seed).
+    private static func hash(of key: Key) -> Int {
+        switch key {
+        case .primaryKey(let pk):
+            return Int(truncatingIfNeeded: UInt64(bitPattern: pk) &* 0x9E37_79B9_7F4A_7C15)
+        case .temporary(let uuid):
+            let (high, low) = withUnsafeBytes(of: uuid.uuid) { ($0.load(as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
+            return Int(truncatingIfNeeded: (high &* 0x9E37_79B9_7F4A_7C15) ^ low)
+        case .reference:
+            return key.hashValue
+        }
     }
 
     /// A new temporary ID for an object of `entity`.
@@ -98,9 +113,15 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSManagedObjectID else { return false }
+        return isSame(as: other)
+    }
+
+    /// Equality without `isEqual`'s boxing of the other ID (for the framework's own hot paths).
+    @inline(__always)
+    final func isSame(as other: NSManagedObjectID) -> Bool {
         if other === self { return true }
-        return cachedHash == other.cachedHash && key == other.key && storeIdentifier == other.storeIdentifier && entity.rootEntity === other.entity.rootEntity
-            && (entity === other.entity || !isTemporaryID)
+        return cachedHash == other.cachedHash && rootEntityIdentity == other.rootEntityIdentity && key == other.key
+            && storeIdentifier == other.storeIdentifier && (entity === other.entity || !isTemporaryID)
     }
 
     public override var hash: Int { cachedHash }

@@ -165,6 +165,7 @@ final class StoreIdentity: @unchecked Sendable {
     private weak var _store: NSPersistentStore?
     private let lock = NSLock()
     private var _identifier = ""
+    private var _identifierHash = "".hashValue
 
     /// The store (nil once it is gone).
     var store: NSPersistentStore? { lock.withLock { _store } }
@@ -174,8 +175,15 @@ final class StoreIdentity: @unchecked Sendable {
     /// The store's current identifier.
     var identifier: String { lock.withLock { _identifier } }
 
+    /// The identifier and its hash (computed once per identifier, not once per object ID).
+    var identifierAndHash: (String, Int) { lock.withLock { (_identifier, _identifierHash) } }
+
     func refresh(from store: NSPersistentStore) {
         let value = store.identifier ?? ""
-        lock.withLock { _identifier = value }
+        let hash = value.hashValue
+        lock.withLock {
+            _identifier = value
+            _identifierHash = hash
+        }
     }
 }

@@ -16,8 +16,9 @@ extension SQLiteStore {
                 let statement = try readConnection.cachedStatement("SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(placeholders))")
                 defer { statement.reset() }
                 try statement.bind(chunk.map { .integer($0.primaryKey!) })
+                var entities = RowEntityCache()
                 while try statement.step() {
-                    guard let (objectID, snapshot) = try decodeRow(statement, table: table) else { continue }
+                    guard let (objectID, snapshot) = try decodeRow(statement, table: table, entities: &entities) else { continue }
                     if wanted.contains(objectID) {
                         result[objectID] = snapshot
                     } else if let requested = chunk.first(where: { $0.primaryKey == objectID.primaryKey && (objectID.entity.isKindOf(entity: $0.entity) || $0.entity.isKindOf(entity: objectID.entity)) }) {
@@ -64,8 +65,9 @@ extension SQLiteStore {
             let statement = try readConnection.cachedStatement(sourceSQL((1...chunk.count).map { "?\($0)" }.joined(separator: ", ")))
             defer { statement.reset() }
             try statement.bind(chunk.map { .integer($0) })
+            var entities = RowEntityCache()
             while try statement.step() {
-                guard let (member, snapshot) = try decodeRow(statement, table: destinationTable),
+                guard let (member, snapshot) = try decodeRow(statement, table: destinationTable, entities: &entities),
                       let source = sourcesByKey[statement.int64(at: sourceColumnIndex)] else { continue }
                 members[source, default: []].append(member)
                 snapshots[member] = snapshot

@@ -59,8 +59,9 @@ extension SQLiteStore: FetchingStore {
         defer { statement.reset() }
         try statement.bind(arguments)
         var rows: [(NSManagedObjectID, ObjectSnapshot)] = []
+        var entities = RowEntityCache()
         while try statement.step() {
-            if let row = try decodeRow(statement, table: table) { rows.append(row) }
+            if let row = try decodeRow(statement, table: table, entities: &entities) { rows.append(row) }
         }
         if !limitInSQL {
             rows = try evaluateInMemory(rows, predicate: memoryPredicate, sortDescriptors: memorySort ? request.sortDescriptors : [])

@@ -7,11 +7,20 @@ extension SQLiteStore {
     /// Decodes the current row of `statement` (selected with `selectList`, starting at column `offset`) into an
     /// object ID and snapshot; nil if its `Z_ENT` is not an entity of the model.
     func decodeRow(_ statement: SQLiteStatement, table: SQLiteSchema.EntityTable, offset: Int32 = 0) throws -> (NSManagedObjectID, ObjectSnapshot)? {
+        var entities = RowEntityCache()
+        return try decodeRow(statement, table: table, offset: offset, entities: &entities)
+    }
+
+    /// `decodeRow` for a loop over rows: `entities` keeps the last row's entity, mapping and layout for the next.
+    func decodeRow(_ statement: SQLiteStatement, table: SQLiteSchema.EntityTable, offset: Int32 = 0,
+                   entities: inout RowEntityCache) throws -> (NSManagedObjectID, ObjectSnapshot)? {
         let primaryKey = statement.int64(at: offset)
         let entityNumber = Int(statement.int64(at: offset + 1))
-        guard let entity = schema.entity(number: entityNumber), entity.rootEntity === table.root else { return nil }
-        let mapping = schema.mapping(for: entity)
-        let layout = entity.layout
+        if entityNumber != entities.number || entities.table !== table {
+            guard let entity = schema.entity(number: entityNumber), entity.rootEntity === table.root else { return nil }
+            entities = RowEntityCache(number: entityNumber, table: table, entity: entity, mapping: schema.mapping(for: entity), layout: entity.layout)
+        }
+        guard let entity = entities.entity, let mapping = entities.mapping, let layout = entities.layout else { return nil }
         var attributes = [StoredValue](repeating: .null, count: layout.attributes.count)
         for (slot, column) in mapping.attributeColumns.enumerated() {
             guard let column else { continue }
@@ -114,4 +123,13 @@ extension SQLiteConnection {
         guard try statement.step() else { return nil }
         return statement.value(at: 0)
     }
+}
+
+/// The entity of the rows being decoded, with what decoding them needs (looked up again when `Z_ENT` changes).
+struct RowEntityCache {
+    var number = 0
+    var table: SQLiteSchema.EntityTable?
+    var entity: NSEntityDescription?
+    var mapping: SQLiteSchema.EntityMapping?
+    var layout: EntityLayout?
 }
