@@ -109,7 +109,8 @@ struct FetchPlan {
         let request = StoreFetchRequest(
             entity: entity, includesSubentities: includesSubentities, predicate: storePredicate, sortDescriptors: sortDescriptors,
             fetchLimit: limitInStore ? fetchLimit : 0, fetchOffset: limitInStore ? fetchOffset : 0,
-            wantsSnapshots: !countOnly && includesPropertyValues && !isBatched, countOnly: false)
+            wantsSnapshots: !countOnly && includesPropertyValues && !isBatched, countOnly: false,
+            reusableRows: context.readRowCache(coordinator))
         for store in stores() {
             let result = try coordinator.withLock(for: context) { try store.fetch(request) }
             results.reserveCapacity(results.count + result.objectIDs.count)

@@ -61,6 +61,26 @@ final class RowCache: Sendable {
         }
     }
 
+    /// Runs `body` (a store's fetch loop) with the cache locked and a look-up of the current cached row of an
+    /// object ID with a given version, so that rows the store already delivered are not decoded again.
+    func withCurrentRows<R>(_ body: (_ cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot?) throws -> R) rethrows -> R {
+        try state.withLock { state in
+            var hierarchy: ObjectIdentifier?
+            var hierarchyRows: [NSManagedObjectID: Entry]?
+            var currentFrom: UInt64 = 0
+            return try body { objectID, version in
+                let rowHierarchy = Self.hierarchy(of: objectID)
+                if rowHierarchy != hierarchy {
+                    hierarchy = rowHierarchy
+                    hierarchyRows = state.rows[rowHierarchy]
+                    currentFrom = state.invalidated[rowHierarchy].map { $0 + 1 } ?? 0
+                }
+                guard let entry = hierarchyRows?[objectID], entry.generation >= currentFrom, entry.snapshot.version == version else { return nil }
+                return entry.snapshot
+            }
+        }
+    }
+
     /// Records rows a fetch or fault produced (a newer version replaces an older one).
     func store(_ snapshot: ObjectSnapshot, for objectID: NSManagedObjectID) {
         store(CollectionOfOne((objectID, snapshot)))
@@ -72,6 +92,8 @@ final class RowCache: Sendable {
         state.withLock { state in
             let generation = state.generation
             state.update(snapshots, expectedCount: expectedCount) { entry, snapshot, currentFrom in
+                // A newer current row stays. One of the same version is replaced: only SQLite's versions identify a
+                // row's content (a row it reused from this cache shares the cached values, so replacing copies nothing).
                 if let version = entry?.snapshot.version, version > snapshot.version, entry!.generation >= currentFrom { return }
                 entry = Entry(snapshot: snapshot, fetched: now, generation: generation)
             }

@@ -16,6 +16,9 @@ struct StoreFetchRequest {
     var wantsSnapshots: Bool
     /// Whether only the count is wanted.
     var countOnly: Bool
+    /// Rows the store may return instead of decoding a matching row again, when the cached row has the stored
+    /// row's version (`Z_OPT`; only the SQLite store, whose writers all advance it, uses this).
+    var reusableRows: RowCache? = nil
 }
 
 /// What a store returns for a fetch.

@@ -60,8 +60,16 @@ extension SQLiteStore: FetchingStore {
         try statement.bind(arguments)
         var rows: [(NSManagedObjectID, ObjectSnapshot)] = []
         var entities = RowEntityCache()
-        while try statement.step() {
-            if let row = try decodeRow(statement, table: table, entities: &entities) { rows.append(row) }
+        if let reusableRows = request.reusableRows, request.wantsSnapshots {
+            try reusableRows.withCurrentRows { cachedRow in
+                while try statement.step() {
+                    if let row = try decodeRow(statement, table: table, entities: &entities, cachedRow: cachedRow) { rows.append(row) }
+                }
+            }
+        } else {
+            while try statement.step() {
+                if let row = try decodeRow(statement, table: table, entities: &entities) { rows.append(row) }
+            }
         }
         if !limitInSQL {
             rows = try evaluateInMemory(rows, predicate: memoryPredicate, sortDescriptors: memorySort ? request.sortDescriptors : [])

@@ -12,15 +12,23 @@ extension SQLiteStore {
     }
 
     /// `decodeRow` for a loop over rows: `entities` keeps the last row's entity, mapping and layout for the next.
-    func decodeRow(_ statement: SQLiteStatement, table: SQLiteSchema.EntityTable, offset: Int32 = 0,
-                   entities: inout RowEntityCache) throws -> (NSManagedObjectID, ObjectSnapshot)? {
+    /// With `cachedRow`, a row whose version the row cache already holds is not decoded: the cached values are
+    /// returned (entities with derived attributes are always decoded: Apple's triggers change those columns
+    /// without advancing `Z_OPT`).
+    func decodeRow(_ statement: SQLiteStatement, table: SQLiteSchema.EntityTable, offset: Int32 = 0, entities: inout RowEntityCache,
+                   cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot? = { _, _ in nil }) throws -> (NSManagedObjectID, ObjectSnapshot)? {
         let primaryKey = statement.int64(at: offset)
         let entityNumber = Int(statement.int64(at: offset + 1))
         if entityNumber != entities.number || entities.table !== table {
             guard let entity = schema.entity(number: entityNumber), entity.rootEntity === table.root else { return nil }
-            entities = RowEntityCache(number: entityNumber, table: table, entity: entity, mapping: schema.mapping(for: entity), layout: entity.layout)
+            let layout = entity.layout
+            entities = RowEntityCache(number: entityNumber, table: table, entity: entity, mapping: schema.mapping(for: entity), layout: layout,
+                                      rowsAreReusable: !layout.attributes.contains { $0 is NSDerivedAttributeDescription })
         }
         guard let entity = entities.entity, let mapping = entities.mapping, let layout = entities.layout else { return nil }
+        let version = statement.isNull(at: offset + 2) ? 0 : statement.int64(at: offset + 2)
+        let rowID = objectID(for: entity, primaryKey: primaryKey)
+        if entities.rowsAreReusable, let cached = cachedRow(rowID, version) { return (rowID, cached) }
         var attributes = [StoredValue](repeating: .null, count: layout.attributes.count)
         for (slot, column) in mapping.attributeColumns.enumerated() {
             guard let column else { continue }
@@ -43,8 +51,7 @@ extension SQLiteStore {
             }
             toOne[slot] = objectID(for: destinationEntity, primaryKey: key)
         }
-        let version = statement.isNull(at: offset + 2) ? 0 : statement.int64(at: offset + 2)
-        return (objectID(for: entity, primaryKey: primaryKey), ObjectSnapshot(attributes: attributes, toOne: toOne, version: version))
+        return (rowID, ObjectSnapshot(attributes: attributes, toOne: toOne, version: version))
     }
 
     /// An attribute's stored value from its column (external binary references resolved).
@@ -132,4 +139,6 @@ struct RowEntityCache {
     var entity: NSEntityDescription?
     var mapping: SQLiteSchema.EntityMapping?
     var layout: EntityLayout?
+    /// Whether a cached row of the same version may stand for the stored one (no derived attributes).
+    var rowsAreReusable = false
 }
