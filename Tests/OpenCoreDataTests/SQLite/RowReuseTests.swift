@@ -6,7 +6,7 @@ import Testing
 /// A fetch from the SQLite store does not decode a row again when the coordinator's row cache holds the same
 /// version of it (`Z_OPT`): a changed version is read, entities with derived attributes are always read (Apple's
 /// triggers change those columns without advancing `Z_OPT`), and a row changed behind Core Data's back without a
-/// new version keeps its cached values until the object is refreshed (DEVIATIONS S18).
+/// new version keeps its cached values until the object is refreshed (DEVIATIONS S25).
 @Suite struct RowReuseTests {
     /// `Shelf` (name, `itemCount` derived as `items.@count`) —items (to-many)→ `Slot` (name) —shelf (to-one).
     private static let model: NSManagedObjectModel = {
