@@ -16,7 +16,8 @@ final class RowCache: Sendable {
         var rows: [ObjectIdentifier: [NSManagedObjectID: Entry]] = [:]
         /// Hierarchies a batch request changed without listing rows, with the generation that was current then:
         /// their entries of that generation or earlier are stale. (Marking is instant; freeing every row of a large
-        /// hierarchy would cost the request milliseconds per 10,000 rows. Stale rows are replaced as rows are read.)
+        /// hierarchy would cost the request milliseconds per 10,000 rows. Stale rows are dropped when rows are next
+        /// recorded for the hierarchy, and ignored until then.)
         var invalidated: [ObjectIdentifier: UInt64] = [:]
         var generation: UInt64 = 0
 
@@ -27,19 +28,22 @@ final class RowCache: Sendable {
 
         /// Calls `record` with the cache slot of each row (one hash look-up per row): a run of rows of one hierarchy
         /// works on that hierarchy's dictionary, taken out once (and sized for `expectedCount` rows when new).
-        /// `record` gets the first generation whose entries of the hierarchy are current (earlier ones are stale).
         mutating func update<Rows: Sequence<(NSManagedObjectID, ObjectSnapshot)>>(
-            _ snapshots: Rows, expectedCount: Int, _ record: (inout Entry?, ObjectSnapshot, UInt64) -> Void
+            _ snapshots: Rows, expectedCount: Int, _ record: (inout Entry?, ObjectSnapshot) -> Void
         ) {
             var iterator = snapshots.makeIterator()
             var next = iterator.next()
             while let first = next {
                 let hierarchy = RowCache.hierarchy(of: first.0)
-                let currentFrom = invalidated[hierarchy].map { $0 + 1 } ?? 0
                 var hierarchyRows = rows.removeValue(forKey: hierarchy) ?? [:]
+                if let staleUpTo = invalidated.removeValue(forKey: hierarchy) {
+                    // Rows are added to a hierarchy a batch request made stale: its stale rows go now (rows of other
+                    // keys would never replace them, and the cache would grow with every batch delete and insert).
+                    hierarchyRows = hierarchyRows.filter { $0.value.generation > staleUpTo }
+                }
                 if hierarchyRows.capacity < expectedCount { hierarchyRows.reserveCapacity(expectedCount) }
                 while let (objectID, snapshot) = next, RowCache.hierarchy(of: objectID) == hierarchy {
-                    record(&hierarchyRows[objectID], snapshot, currentFrom)
+                    record(&hierarchyRows[objectID], snapshot)
                     next = iterator.next()
                 }
                 rows[hierarchy] = hierarchyRows
@@ -91,10 +95,10 @@ final class RowCache: Sendable {
         let now = ContinuousClock.now
         state.withLock { state in
             let generation = state.generation
-            state.update(snapshots, expectedCount: expectedCount) { entry, snapshot, currentFrom in
-                // A newer current row stays. One of the same version is replaced: only SQLite's versions identify a
-                // row's content (a row it reused from this cache shares the cached values, so replacing copies nothing).
-                if let version = entry?.snapshot.version, version > snapshot.version, entry!.generation >= currentFrom { return }
+            state.update(snapshots, expectedCount: expectedCount) { entry, snapshot in
+                // A newer row stays. One of the same version is replaced: only SQLite's versions identify a row's
+                // content (a row it reused from this cache shares the cached values, so replacing copies nothing).
+                if let version = entry?.snapshot.version, version > snapshot.version { return }
                 entry = Entry(snapshot: snapshot, fetched: now, generation: generation)
             }
         }
@@ -105,7 +109,7 @@ final class RowCache: Sendable {
         let now = ContinuousClock.now
         state.withLock { state in
             let generation = state.generation
-            state.update(saved, expectedCount: saved.count) { entry, snapshot, _ in
+            state.update(saved, expectedCount: saved.count) { entry, snapshot in
                 entry = Entry(snapshot: snapshot, fetched: now, generation: generation)
             }
             for objectID in deleted { state.rows[Self.hierarchy(of: objectID)]?[objectID] = nil }
@@ -133,6 +137,11 @@ final class RowCache: Sendable {
             state.rows.removeAll()
             state.invalidated.removeAll()
         }
+    }
+
+    /// The number of rows held, stale ones included (what the cache costs in memory).
+    var heldCount: Int {
+        state.withLock { state in state.rows.values.reduce(0) { $0 + $1.count } }
     }
 
     /// The number of current (not stale) cached rows.

@@ -100,24 +100,20 @@ extension NSManagedObject {
         if isKeyPathProbe { return }
         checkObjectConfinement()
         fireFaultIfNeeded()
-        if var pending = pendingChanges[key] {
-            pending.depth += 1
-            pendingChanges[key] = pending
+        if let index = pendingChanges.firstIndex(where: { $0.key == key }) {
+            pendingChanges[index].depth += 1
             return
         }
-        pendingChanges[key] = PendingChange(oldValue: currentValueForChangeTracking(key), depth: 1)
+        pendingChanges.append(PendingChange(key: key, oldValue: currentValueForChangeTracking(key), depth: 1))
     }
 
     /// The implementation of `didChangeValue` (the overridable method is declared in the class body).
     func didChangeValueImpl(forKey key: String) {
         if isKeyPathProbe { return }
-        guard var pending = pendingChanges[key] else { return }
-        pending.depth -= 1
-        if pending.depth > 0 {
-            pendingChanges[key] = pending
-            return
-        }
-        pendingChanges[key] = nil
+        guard let index = pendingChanges.firstIndex(where: { $0.key == key }) else { return }
+        pendingChanges[index].depth -= 1
+        if pendingChanges[index].depth > 0 { return }
+        let pending = pendingChanges.remove(at: index)
         recordChange(forKey: key, oldValue: pending.oldValue)
     }
 

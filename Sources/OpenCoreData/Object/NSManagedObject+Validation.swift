@@ -46,7 +46,7 @@ extension NSManagedObject {
             let original = value
             do {
                 try validateValue(&value, forKey: property.name)
-                if !(property is NSRelationshipDescription), !ValidationRules.same(original, value) {
+                if !(property is NSRelationshipDescription), !ValidationRules.unchanged(original, value) {
                     setValue(value, forKey: property.name)  // the validation coerced the value
                 }
             } catch let error as NSError {
@@ -83,7 +83,7 @@ extension NSManagedObject {
 /// The model's validation rules, with Apple's error codes.
 enum ValidationRules {
     static func validate(attribute: NSAttributeDescription, value: Any?, of object: NSManagedObject) throws {
-        guard let value, !(value is NSNull) else {
+        guard let value, type(of: value) != NSNull.self else {   // a type comparison: `is NSNull` tries bridging casts
             if !attribute.isOptional {
                 throw ValidationErrors.make(NSValidationMissingMandatoryPropertyError, object: object, key: attribute.name, value: nil,
                                             message: "\(attribute.name) is a required value.")
@@ -124,6 +124,26 @@ enum ValidationRules {
             throw ValidationErrors.make(NSValidationRelationshipExceedsMaximumCountError, object: object, key: relationship.name, value: NSSet(array: live),
                                         message: "Too many items in \(relationship.name) (\(count), at most \(relationship.maxCount)).")
         }
+    }
+
+    /// Whether validation left a value unchanged: first whether the value is still the very same bits (the
+    /// common case, with no cast), then `same`.
+    static func unchanged(_ original: Any?, _ validated: Any?) -> Bool {
+        if let original, let validated, bitwiseIdentical(original, validated) { return true }
+        return same(original, validated)
+    }
+
+    /// Whether two values have the same type and the same bits (an inline value's bytes, or the same box of a
+    /// larger one): then they are the same value. (Different bits may still be equal values; `same` decides those.)
+    private static func bitwiseIdentical(_ a: Any, _ b: Any) -> Bool {
+        guard type(of: a) == type(of: b) else { return false }
+        func size<T>(_: T) -> Int { MemoryLayout<T>.size }
+        let inlineCapacity = 3 * MemoryLayout<Int>.size   // an existential's inline buffer; larger values are boxed
+        let size = _openExistential(a, do: size)
+        let compared = size <= inlineCapacity ? size : MemoryLayout<Int>.size
+        guard compared > 0 else { return true }
+        var a = a, b = b
+        return withUnsafeBytes(of: &a) { x in withUnsafeBytes(of: &b) { y in x.prefix(compared).elementsEqual(y.prefix(compared)) } }
     }
 
     /// Whether validation left a value unchanged.

@@ -53,7 +53,7 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     /// The to-many members as the store last had them, for the relationships realized so far.
     var committedToMany: [Int: [NSManagedObjectID]] = [:]
     /// Old values captured by `willChangeValue(forKey:)`, consumed by `didChangeValue(forKey:)`.
-    var pendingChanges: [String: PendingChange] = [:]
+    var pendingChanges: [PendingChange] = []
     /// Values of the keys changed during the current event, as they were when the event began.
     var eventOldValues: [String: Any] = [:]
     /// The to-many slots whose members changed since the last save.
@@ -78,7 +78,10 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     }
 
     /// An old value captured by `willChangeValue`, with the nesting depth of will/did pairs.
+    /// A change between `willChangeValue` and `didChangeValue` (nested calls for one key count depth; a short
+    /// list, since usually one key at a time is changing, compared without hashing).
     struct PendingChange {
+        var key: String
         var oldValue: Any?
         var depth: Int
     }

@@ -172,4 +172,17 @@ import Testing
         #expect(cache.snapshot(for: id(special, 2))?.attributes[0] == .text("b2"))
         #expect(cache.count == 3)
     }
+
+    @Test func staleRowsGoWhenRowsAreNextRecordedForTheHierarchy() {
+        let cache = RowCache()
+        cache.store((1...100).map { (id(item, $0), row("r\($0)", version: 1, of: item)) })
+        cache.store(row("p", version: 1, of: product), for: id(product, 1))
+        cache.removeRows(ofHierarchiesOf: [item])
+        #expect(cache.heldCount == 101, "marking is instant: nothing is freed by the batch request")
+        // New keys, as after a batch delete and inserts: without dropping the stale rows the cache would only grow.
+        cache.apply(saved: [(id(item, 101), row("new", version: 1, of: item))], deleted: [])
+        #expect(cache.heldCount == 2)
+        #expect(cache.snapshot(for: id(item, 101))?.attributes[0] == .text("new"))
+        #expect(cache.snapshot(for: id(product, 1)) != nil, "other hierarchies keep their rows")
+    }
 }
