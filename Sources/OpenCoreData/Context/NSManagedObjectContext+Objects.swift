@@ -204,6 +204,12 @@ extension NSManagedObjectContext {
             eventChanges.updated.insert(object)
             return
         }
+        if object._isUpdated {
+            // Already in `updatedSet` and held strongly (an object leaves both when `_isUpdated` is cleared).
+            eventChanges.updated.insert(object)
+            scheduleMainQueueEventIfNeeded()
+            return
+        }
         object._isUpdated = true
         updatedSet.insert(object)
         eventChanges.updated.insert(object)

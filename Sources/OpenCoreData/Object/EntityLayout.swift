@@ -81,6 +81,9 @@ final class EntityLayout: @unchecked Sendable {
         hasTransientAttributes = attributes.contains(where: \.isTransient)
     }
 
+    /// The number of stored properties (attributes and relationships).
+    var propertyCount: Int { attributes.count + toOneRelationships.count + toManyRelationships.count }
+
     /// An empty snapshot for this entity (every value null).
     func emptySnapshot() -> ObjectSnapshot {
         ObjectSnapshot(attributes: Array(repeating: .null, count: attributes.count),

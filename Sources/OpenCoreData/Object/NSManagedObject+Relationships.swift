@@ -124,7 +124,10 @@ extension NSManagedObject {
     /// `NSNull`.
     func noteEventOldValue(_ key: String, _ value: Any?) {
         guard let context = _context, eventOldValues[key] == nil else { return }
-        if eventOldValues.isEmpty { context.eventTouchedObjects.insert(self) }
+        if eventOldValues.isEmpty {
+            context.eventTouchedObjects.insert(self)
+            eventOldValues.reserveCapacity(layout.propertyCount)   // one allocation, not one per doubling
+        }
         switch value {
         case let members as RelationshipMembers:
             eventOldValues[key] = members.isOrdered ? NSOrderedSet(array: members.order) : NSSet(set: members.memberSet)

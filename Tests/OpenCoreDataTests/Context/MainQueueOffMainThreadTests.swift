@@ -1,3 +1,4 @@
+import Foundation
 import OpenCoreData
 import Testing
 
@@ -22,5 +23,31 @@ struct MainQueueOffMainThreadTests {
             return main.insertedObjects.count
         }
         #expect(inserted == 1)
+    }
+
+    /// A main-queue context used outside `perform` ends its event at the next main-queue turn; a second change to an
+    /// object that is already updated (unsaved) starts a new event and is reported again.
+    @Test func everyChangeOutsidePerformIsReportedAtTheNextMainQueueTurn() async throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: MoodyModel.shared)
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        let (context, mood) = try await MainActor.run { () throws -> (LockedBox<NSManagedObjectContext>, LockedBox<Mood>) in
+            let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            let mood = Mood(context: context)
+            mood.rating = 1
+            try context.save()
+            return (LockedBox(context), LockedBox(mood))
+        }
+        let reports = LockedBox<[Set<Int16>]>([])
+        let observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context.value, queue: nil) { note in
+            let updated = (note.userInfo?[NSUpdatedObjectsKey] as? Set<NSManagedObject>) ?? []
+            reports.mutate { $0.append(Set(updated.compactMap { ($0 as? Mood)?.rating })) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        await MainActor.run { mood.value.rating = 2 }   // the object becomes updated
+        await MainActor.run {}                            // the next main-queue turn ends the event
+        await MainActor.run { mood.value.rating = 3 }   // already updated: still a change of a new event
+        await MainActor.run {}
+        #expect(reports.value == [[2], [3]])
     }
 }
