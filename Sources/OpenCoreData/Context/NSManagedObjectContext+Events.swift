@@ -86,14 +86,20 @@ extension NSManagedObjectContext {
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
     }
 
-    /// Forgets weakly held objects that no longer exist.
+    /// Lets go of unchanged objects nobody else holds: the event's candidates, and every object whenever the
+    /// registry has doubled since the last full scan (objects the application held past their event and dropped since).
     func purgeReleasedObjects() {
-        weakenEventRegistrations()
+        releaseUnreferencedCandidates()
         // A full scan costs O(registered objects): only when the registry has doubled since the last one.
-        guard registry.count > max(64, 2 * registryCountAfterPurge) else { return }
-        let dead = registry.filter { $0.value.object == nil }.map(\.key)
-        for objectID in dead { registry[objectID] = nil }
-        noteUnregistered(dead)
+        guard !_retainsRegisteredObjects, registry.count > max(64, 2 * registryCountAfterPurge) else { return }
+        var released: [NSManagedObjectID] = []
+        var index = registry.startIndex
+        while index != registry.endIndex {
+            if Self.isReleasable(&registry.values[index]) { released.append(registry.keys[index]) }
+            registry.formIndex(after: &index)
+        }
+        for objectID in released { registry[objectID] = nil }
+        noteUnregistered(released)
         registryCountAfterPurge = registry.count
     }
 

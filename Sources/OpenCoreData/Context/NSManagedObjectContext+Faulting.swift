@@ -49,7 +49,7 @@ extension NSManagedObjectContext {
         }
         // The whole batch is realized, as Apple's batched arrays realize a batch at a time.
         for objectID in pending {
-            guard let object = registry[objectID]?.object, object._isFault, let snapshot = rowCache.snapshot(for: objectID) else { continue }
+            guard let object = registry[objectID], object._isFault, let snapshot = rowCache.snapshot(for: objectID) else { continue }
             object.apply(snapshot)
             changeProcessingSuspended += 1
             object.awakeFromFetch()

@@ -44,16 +44,16 @@ extension NSManagedObjectContext {
     func mergeChanges(inserted: Set<NSManagedObjectID>, updated: Set<NSManagedObjectID>, deleted: Set<NSManagedObjectID>) {
         advanceQueryGeneration()   // a pinned context moves to the current generation when it merges (Apple documents it)
         processPendingChangesInternal()
-        forgetDeletedElsewhere(deleted.compactMap { registry[$0]?.object })
+        forgetDeletedElsewhere(deleted.compactMap { registry[$0] })
         for objectID in updated {
-            guard let object = registry[objectID]?.object, !object._isDeleted else { continue }
+            guard let object = registry[objectID], !object._isDeleted else { continue }
             if object._isFault {
                 continue
             }
             refresh(object, mergeChanges: true)
             eventChanges.updated.insert(object)
         }
-        for objectID in inserted where registry[objectID]?.object == nil {
+        for objectID in inserted where registry[objectID] == nil {
             let object = self.object(with: objectID)
             eventChanges.inserted.insert(object)
         }
@@ -70,8 +70,8 @@ extension NSManagedObjectContext {
         guard !objects.isEmpty else { return }
         let goneObjects = Set(objects.map(ObjectIdentifier.init))
         let goneIDs = Set(objects.map(\.objectID))
-        for registration in registry.values {
-            guard let holder = registration.object, !goneObjects.contains(ObjectIdentifier(holder)), !holder._isFault else { continue }
+        for holder in registry.values {
+            guard !goneObjects.contains(ObjectIdentifier(holder)), !holder._isFault else { continue }
             for slot in holder.toOneValues.indices {
                 if let target = holder.toOneID(at: slot), goneIDs.contains(target) { holder.toOneValues[slot] = .none }
             }

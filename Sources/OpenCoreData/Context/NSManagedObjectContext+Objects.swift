@@ -29,7 +29,7 @@ extension NSManagedObjectContext {
     /// Every object the context knows (held weakly unless changed or `retainsRegisteredObjects`).
     public var registeredObjects: Set<NSManagedObject> {
         checkConfinement()
-        return Set(registry.values.compactMap(\.object))
+        return Set(registry.values)
     }
 
     // MARK: Looking objects up
@@ -42,7 +42,7 @@ extension NSManagedObjectContext {
     /// ```
     public func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
         checkConfinement()
-        return registry[objectID]?.object
+        return registry[objectID]
     }
 
     /// The object for `objectID`: the registered one, or a fault that loads its values when first used.
@@ -60,23 +60,23 @@ extension NSManagedObjectContext {
     /// `object(with:)` without the confinement check (for callers on the queue already, such as fetches): one
     /// registry look-up, whose slot takes the new fault when there is no object.
     func registeredObjectOrFault(for objectID: NSManagedObjectID) -> NSManagedObject {
-        if !replacedTemporaryIDs.isEmpty, registry[objectID]?.object == nil, let replaced = replacedTemporaryIDs[objectID] {
+        if !replacedTemporaryIDs.isEmpty, registry[objectID] == nil, let replaced = replacedTemporaryIDs[objectID] {
             return registeredObjectOrFault(for: replaced)
         }
         let (object, isNew) = Self.objectOrNewFault(in: &registry[objectID], for: objectID)
         if isNew {
             object._context = self
-            if !_retainsRegisteredObjects { registeredThisEvent.append(objectID) }
+            if !_retainsRegisteredObjects { releaseCandidates.append(objectID) }
             if case .reference = objectID.key { noteRegistered([objectID]) }
         }
         return object
     }
 
-    /// The live object of a registry slot, or a new fault put in the slot (held strongly, as `register` does).
-    private static func objectOrNewFault(in slot: inout Registration?, for objectID: NSManagedObjectID) -> (NSManagedObject, isNew: Bool) {
-        if let object = slot?.object { return (object, false) }
+    /// The object of a registry slot, or a new fault put in the slot.
+    private static func objectOrNewFault(in slot: inout NSManagedObject?, for objectID: NSManagedObjectID) -> (NSManagedObject, isNew: Bool) {
+        if let object = slot { return (object, false) }
         let fault = ManagedObjectFactory.makeFault(for: objectID)
-        slot = Registration(fault, strong: true)
+        slot = fault
         return (fault, true)
     }
 
@@ -89,7 +89,7 @@ extension NSManagedObjectContext {
     /// ```
     public func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
         checkConfinement()
-        if let object = registry[objectID]?.object, !object._isFault { return object }
+        if let object = registry[objectID], !object._isFault { return object }
         let object = self.object(with: objectID)
         if object._isFault {
             guard try loadValues(into: object, failIfMissing: false) else {
@@ -157,45 +157,46 @@ extension NSManagedObjectContext {
         deletedSet.insert(object)
         unpropagatedDeletes.insert(object)
         eventChanges.deleted.insert(object)
-        retainStrongly(object)
         registerUndoForDelete(object)
         scheduleMainQueueEventIfNeeded()
     }
 
     // MARK: Registration (internal)
 
-    /// Registers `object` under its ID. It is held strongly until the end of the current event (as Apple's
-    /// autoreleased objects live until the pool drains), then weakly unless changed or `retainsRegisteredObjects`:
-    /// a weak reference makes every later retain and release of an object slower, so it is formed once, late.
+    /// Registers `object` under its ID. The registry holds it strongly; at the end of the event, if it is unchanged
+    /// and nobody else holds it, it leaves the registry (as Apple's autoreleased objects live until the pool drains
+    /// and weakly held ones go when released).
     func register(_ object: NSManagedObject) {
         object._context = self
-        registry[object._objectID] = Registration(object, strong: true)
-        if !_retainsRegisteredObjects { registeredThisEvent.append(object._objectID) }
+        registry[object._objectID] = object
+        if !_retainsRegisteredObjects { releaseCandidates.append(object._objectID) }
     }
 
-    /// At the end of an event: objects registered during it that are unchanged become weakly held.
-    func weakenEventRegistrations() {
-        guard !registeredThisEvent.isEmpty else { return }
-        let ids = registeredThisEvent
-        registeredThisEvent = []
-        guard !_retainsRegisteredObjects else { return }
-        for objectID in ids {
-            guard let registration = registry[objectID], registration.isStrong, let object = registration.object, !object.hasChanges else { continue }
-            registry[objectID] = Registration(object, strong: false)
-        }
-    }
-
-    /// Makes the registry hold a changed object strongly.
-    func retainStrongly(_ object: NSManagedObject) {
-        if registry[object._objectID]?.isStrong != true {
-            registry[object._objectID] = Registration(object, strong: true)
-        }
-    }
-
-    /// Lets the registry hold an unchanged object weakly again.
+    /// Marks an object that became unchanged (saved, reverted, refreshed) for release at the end of the event if
+    /// nobody else holds it.
     func releaseIfUnchanged(_ object: NSManagedObject) {
         guard !_retainsRegisteredObjects, !object.hasChanges else { return }
-        registry[object._objectID] = Registration(object, strong: false)
+        releaseCandidates.append(object._objectID)
+    }
+
+    /// At the end of an event: the candidates that are unchanged and held only by the registry leave it.
+    func releaseUnreferencedCandidates() {
+        guard !releaseCandidates.isEmpty else { return }
+        let ids = releaseCandidates
+        releaseCandidates = []
+        guard !_retainsRegisteredObjects else { return }
+        var released: [NSManagedObjectID] = []
+        for objectID in ids {
+            guard let index = registry.index(forKey: objectID), Self.isReleasable(&registry.values[index]) else { continue }
+            registry.remove(at: index)
+            released.append(objectID)
+        }
+        noteUnregistered(released)
+    }
+
+    /// Whether a registered object can leave the registry: unchanged, and no reference but the registry's.
+    static func isReleasable(_ object: inout NSManagedObject) -> Bool {
+        !object.hasChanges && isKnownUniquelyReferenced(&object)
     }
 
     /// Records that `object` changed (called by `didChangeValue`): it joins `updatedObjects`.
@@ -205,7 +206,7 @@ extension NSManagedObjectContext {
             return
         }
         if object._isUpdated {
-            // Already in `updatedSet` and held strongly (an object leaves both when `_isUpdated` is cleared).
+            // Already in `updatedSet` (an object leaves it when `_isUpdated` is cleared).
             eventChanges.updated.insert(object)
             scheduleMainQueueEventIfNeeded()
             return
@@ -213,7 +214,6 @@ extension NSManagedObjectContext {
         object._isUpdated = true
         updatedSet.insert(object)
         eventChanges.updated.insert(object)
-        retainStrongly(object)
         scheduleMainQueueEventIfNeeded()
     }
 

@@ -30,7 +30,7 @@ extension NSManagedObjectContext {
     func snapshotForChild(_ objectID: NSManagedObjectID) throws -> ObjectSnapshot? {
         servesChildren = true
         let id = currentID(for: objectID)
-        if let object = registry[id]?.object {
+        if let object = registry[id] {
             if object._isDeleted { return nil }
             if object._isFault, try !loadValues(into: object, failIfMissing: false) { return nil }
             return object.snapshotForSave()
@@ -162,7 +162,7 @@ extension NSManagedObjectContext {
             processPendingChangesInternal()
             undo?.enableUndoRegistration()
         }
-        for push in pushes where push.isInsert && registry[currentID(for: push.objectID)]?.object == nil {
+        for push in pushes where push.isInsert && registry[currentID(for: push.objectID)] == nil {
             let object = ManagedObjectFactory.makeFault(for: push.objectID)
             object._isFault = false
             object.hasAwakenedFromInsert = true
@@ -190,7 +190,7 @@ extension NSManagedObjectContext {
 
     /// Moves this context's object (if any) from a temporary to a permanent ID, then its parent's.
     func adoptPermanentID(_ newID: NSManagedObjectID, replacing oldID: NSManagedObjectID) {
-        if let object = registry[oldID]?.object { reassign(object, to: newID) }
+        if let object = registry[oldID] { reassign(object, to: newID) }
         replacedTemporaryIDs[oldID] = newID
         if let parent = _parent {
             parent.performAndWait { parent.adoptPermanentID(newID, replacing: oldID) }

@@ -42,7 +42,7 @@ extension NSManagedObjectContext {
     public func reset() {
         checkConfinement()
         advanceQueryGeneration()   // a pinned context moves to the current generation when it is reset
-        let invalidated = registry.values.compactMap { $0.object?.objectID }
+        let invalidated = registry.values.map(\.objectID)
         defer {
             // Observers (fetched results controllers, object observers) learn that every object is gone.
             if !invalidated.isEmpty {
@@ -50,8 +50,7 @@ extension NSManagedObjectContext {
                                                 userInfo: [NSInvalidatedAllObjectsKey: invalidated])
             }
         }
-        for registration in registry.values {
-            guard let object = registration.object else { continue }
+        for object in registry.values {
             object.turnIntoFault()
             object._isInserted = false
             object._isDeleted = false
@@ -60,7 +59,7 @@ extension NSManagedObjectContext {
         }
         noteUnregistered(Array(registry.keys))
         registry.removeAll()
-        registeredThisEvent.removeAll()
+        releaseCandidates.removeAll()
         registryCountAfterPurge = 0
         faultBatches.removeAll()
         insertedSet.removeAll()
@@ -105,7 +104,7 @@ extension NSManagedObjectContext {
     /// Refreshes every registered object, keeping unsaved changes.
     public func refreshAllObjects() {
         checkConfinement()
-        for object in registry.values.compactMap(\.object) {
+        for object in Array(registry.values) {
             refresh(object, mergeChanges: object.hasChanges)
         }
     }
@@ -117,6 +116,5 @@ extension NSManagedObjectContext {
         if object._isFault { fireFault(object) }
         object._isUpdated = true
         updatedSet.insert(object)
-        retainStrongly(object)
     }
 }

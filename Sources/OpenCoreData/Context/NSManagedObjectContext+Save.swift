@@ -213,7 +213,7 @@ extension NSManagedObjectContext {
         guard !objectIDs.isEmpty else { return }
         coordinator.rowCache.remove(objectIDs)
         for objectID in objectIDs {
-            guard let object = registry[objectID]?.object, !object._isFault else { continue }
+            guard let object = registry[objectID], !object._isFault else { continue }
             if object.hasChanges {
                 refresh(object, mergeChanges: true)
             } else if let snapshot = try? snapshot(for: objectID) {
@@ -262,9 +262,9 @@ extension NSManagedObjectContext {
     /// Moves an object to a new ID (temporary → permanent).
     func reassign(_ object: NSManagedObject, to newID: NSManagedObjectID) {
         if servesChildren && object.objectID.isTemporaryID { replacedTemporaryIDs[object.objectID] = newID }
-        let registration = registry.removeValue(forKey: object.objectID)
+        registry.removeValue(forKey: object.objectID)
         object._objectID = newID
-        registry[newID] = registration ?? Registration(object, strong: true)
+        registry[newID] = object
         if case .reference = newID.key { noteRegistered([newID]) }
     }
 
@@ -277,7 +277,7 @@ extension NSManagedObjectContext {
     private func mergeConflicts(for conflicts: StoreSaveConflicts) -> [NSMergeConflict] {
         let rowCache = persistentStoreCoordinator?.rowCache
         return conflicts.conflicts.compactMap { conflict in
-            guard let object = registry[conflict.objectID]?.object else { return nil }
+            guard let object = registry[conflict.objectID] else { return nil }
             let cached = rowCache?.snapshot(for: conflict.objectID)
             // When the coordinator's cache already holds the store's version, the conflict is between the
             // context and the cache, and Apple reports no persisted snapshot.
@@ -297,7 +297,7 @@ extension NSManagedObjectContext {
     }
 
     private func constraintConflict(for violation: StoreConstraintViolation) -> NSConstraintConflict {
-        let objects = violation.objectIDs.compactMap { registry[$0]?.object }
+        let objects = violation.objectIDs.compactMap { registry[$0] }
         let database = violation.existing.map { object(with: $0) }
         let databaseSnapshot = violation.existing.flatMap { try? snapshot(for: $0) }.map { SnapshotDictionaries.dictionary(from: $0, entity: violation.existing!.entity) }
         let conflict = NSConstraintConflict(

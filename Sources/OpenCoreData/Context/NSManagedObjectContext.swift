@@ -48,8 +48,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     // MARK: Object registry and change sets
 
-    /// Every object of the context by ID (unchanged ones weakly, unless `retainsRegisteredObjects`).
-    var registry: [NSManagedObjectID: Registration] = [:]
+    /// Every object of the context by ID, held strongly: an unchanged object nobody else holds is let go at the end
+    /// of an event (see `releaseCandidates`), so no object needs a weak reference (which would put its retain and
+    /// release on Swift's slow path for good).
+    var registry: [NSManagedObjectID: NSManagedObject] = [:]
     /// Inserted, updated and deleted objects, in the order they changed.
     var insertedSet = OrderedObjectSet()
     var updatedSet = OrderedObjectSet()
@@ -63,9 +65,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var eventTouchedObjects = OrderedObjectSet()
     /// The pending batch of each fault a batched fetch (`fetchBatchSize`) returned.
     var faultBatches: [NSManagedObjectID: FaultBatch] = [:]
-    /// Objects registered (strongly) during the current event, to be held weakly after it.
-    var registeredThisEvent: [NSManagedObjectID] = []
-    /// The registry's size after the last purge of released objects (purges run when it has doubled).
+    /// Objects registered, saved or reverted during the current event: at its end, those that are unchanged and
+    /// held by nobody else leave the registry (and are freed).
+    var releaseCandidates: [NSManagedObjectID] = []
+    /// The registry's size after the last scan of every object for ones nobody holds (scans run when it has doubled).
     var registryCountAfterPurge = 0
     /// Whether the end of an event is being processed (observers of `ObjectsDidChange` run inside it).
     var isProcessingPendingChanges = false
@@ -197,9 +200,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         set {
             checkConfinement()
             _retainsRegisteredObjects = newValue
-            for (objectID, registration) in registry {
-                if let object = registration.object { registry[objectID] = Registration(object, strong: newValue || object.hasChanges) }
-            }
+            if !newValue { registryCountAfterPurge = 0 }   // the next event's end looks at every object
         }
     }
 
@@ -386,25 +387,6 @@ final class QueueIdentity: @unchecked Sendable {
     static let key = DispatchSpecificKey<QueueIdentity>()
     weak var context: NSManagedObjectContext?
     init(_ context: NSManagedObjectContext) { self.context = context }
-}
-
-/// A registered object, held strongly (changed objects, or all with `retainsRegisteredObjects`) or weakly. A
-/// strong registration forms no weak reference (which would put the object's reference counts on a slow path).
-struct Registration {
-    private let strongObject: NSManagedObject?
-    private weak var weakObject: NSManagedObject?
-
-    init(_ object: NSManagedObject, strong: Bool) {
-        if strong {
-            strongObject = object
-        } else {
-            strongObject = nil
-            weakObject = object
-        }
-    }
-
-    var object: NSManagedObject? { strongObject ?? weakObject }
-    var isStrong: Bool { strongObject != nil }
 }
 
 /// A set of objects that remembers insertion order (so notifications and saves are deterministic).

@@ -2,9 +2,9 @@ import Foundation
 import OpenCoreData
 import Testing
 
-/// How long a context keeps unchanged objects (DEVIATIONS.md O13): strongly until the end of the event that
-/// registered them, weakly after it — so an object nobody else holds is let go once the event ends, and a changed
-/// object stays until it is saved or rolled back.
+/// How long a context keeps unchanged objects (DEVIATIONS.md O13): until the end of the event that registered
+/// them, then as long as someone else holds them — checked at the end of an event for the event's objects, and for
+/// every object when the registry has doubled — and a changed object stays until it is saved or rolled back.
 @Suite("Registered objects' lifetime")
 struct RegistrationLifetimeTests {
     static func context() throws -> (NSManagedObjectContext, NSManagedObjectID, NSManagedObjectID) {
@@ -47,5 +47,23 @@ struct RegistrationLifetimeTests {
             _ = context.object(with: second)
         }
         context.performAndWait { #expect(context.registeredObject(for: second) != nil) }
+    }
+
+    @Test("an object held past its event and dropped later is let go at the next scan of the registry")
+    func objectsDroppedLaterGoAtTheNextScan() throws {
+        let (context, first, _) = try Self.context()
+        weak var watcher: NSManagedObject?
+        var held: NSManagedObject? = context.performAndWait { context.object(with: first) }
+        watcher = held
+        #expect(held != nil)
+        held = nil
+        #expect(watcher != nil, "let go at the end of an event, not the instant the last reference goes")
+        try context.performAndWait {
+            // 100 new objects more than double the registry: the end of this event looks at every object.
+            for _ in 0..<100 { _ = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context) }
+            try context.save()
+        }
+        #expect(watcher == nil)
+        #expect(context.performAndWait { context.registeredObjects.isEmpty }, "the saved objects nobody holds went too")
     }
 }
