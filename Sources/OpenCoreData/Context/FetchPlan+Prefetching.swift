@@ -85,22 +85,25 @@ extension FetchPlan {
         }
         for (key, group) in byStore {
             guard key != nil, let store = coordinator.store(for: group[0].objectID) else { continue }
-            let (members, snapshots) = try coordinator.withLock(for: context) {
-                try store.prefetchMembers(of: group.map(\.objectID), through: relationship)
+            let rowCache = context.readRowCache(coordinator)
+            let members = try coordinator.withLock(for: context) {
+                try store.prefetchMembers(of: group.map(\.objectID), through: relationship, reusableRows: rowCache)
             }
-            context.readRowCache(coordinator).store(snapshots.lazy.map { ($0.key, $0.value) })
-            for source in group {
-                let ids = members[source.objectID] ?? []
-                let objects = ids.map { objectID in
-                    let object = context.object(with: objectID)
+            let count = members.reduce(0) { $0 + $1.count }
+            rowCache.store(members.lazy.joined().compactMap { member in member.snapshot.map { (member.objectID, $0) } }, expectedCount: count)
+            context.registry.reserveCapacity(context.registry.count + count)
+            reached.reserveCapacity(reached.count + count)
+            for (source, sourceMembers) in zip(group, members) {
+                let objects = sourceMembers.map { member in
+                    let object = context.registeredObjectOrFault(for: member.objectID)
                     // Realized from the rows just read (as firing the fault would, without a cache look-up).
-                    if object._isFault, let snapshot = snapshots[objectID] { context.realize(object, with: snapshot) }
+                    if object._isFault, let snapshot = member.snapshot { context.realize(object, with: snapshot) }
                     return object
                 }
                 reached += objects
                 // An unchanged relationship fault becomes the prefetched members; a changed one keeps its changes.
                 if case .fault = source.toManyValues[slot] {
-                    source.committedToMany[slot] = ids
+                    source.committedToMany[slot] = sourceMembers.map(\.objectID)
                     source.toManyValues[slot] = .members(RelationshipMembers(ordered: relationship.isOrdered, members: objects))
                 }
             }

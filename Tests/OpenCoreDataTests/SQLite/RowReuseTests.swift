@@ -129,4 +129,30 @@ import Testing
         }
         #expect(refreshed == ["a1", "c"], "refreshing drops the cached row and reads the store")
     }
+
+    @Test func prefetchedMembersWithANewVersionAreReadAgain() throws {
+        let path = try SQLiteTestFiles.newDatabasePath()
+        let first = try Self.coordinator(path)
+        try Self.seed(first)
+        func prefetchedSlotNames() throws -> [String] {
+            let context = Self.context(first)
+            return try context.performAndWait {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Shelf")
+                request.relationshipKeyPathsForPrefetching = ["items"]
+                let shelves = try context.fetch(request)
+                let slots = (shelves.first?.value(forKey: "items") as? Set<NSManagedObject>) ?? []
+                #expect(slots.allSatisfy { !$0.isFault }, "prefetching realizes the members")
+                return slots.map { $0.value(forKey: "name") as? String ?? "nil" }.sorted()
+            }
+        }
+        #expect(try prefetchedSlotNames() == ["a1"])   // cached by `first`
+        let writer = Self.context(try Self.coordinator(path))
+        try writer.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Slot")
+            request.predicate = NSPredicate(format: "name == 'a1'")
+            try writer.fetch(request).first?.setValue("a2", forKey: "name")
+            try writer.save()
+        }
+        #expect(try prefetchedSlotNames() == ["a2"])
+    }
 }

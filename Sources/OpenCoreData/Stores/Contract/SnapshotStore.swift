@@ -21,10 +21,11 @@ protocol SnapshotStore: NSPersistentStore {
     /// The rows of several objects at once (batch faulting, prefetching); rows that no longer exist are absent.
     func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: ObjectSnapshot]
 
-    /// The members of a to-many relationship of several objects at once (prefetching), in order for ordered
-    /// relationships, with the members' rows when the store reads them in the same pass.
-    func prefetchMembers(of objectIDs: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
-        -> (members: [NSManagedObjectID: [NSManagedObjectID]], snapshots: [NSManagedObjectID: ObjectSnapshot])
+    /// The members of a to-many relationship of several objects at once (prefetching): for each of `objectIDs`, in
+    /// the same order, its members (in order for ordered relationships) with their rows. A row of `reusableRows`
+    /// with the stored row's version may be returned instead of decoding the row again.
+    func prefetchMembers(of objectIDs: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                         reusableRows: RowCache?) throws -> [[PrefetchedMember]]
 
     /// Applies a save atomically: all of it, or (throwing) none of it. Throws `StoreSaveConflicts` when a row's
     /// version is not the expected one (optimistic locking), `StoreConstraintViolation` for uniqueness.
@@ -43,13 +44,11 @@ extension SnapshotStore {
         return result
     }
 
-    func prefetchMembers(of objectIDs: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
-        -> (members: [NSManagedObjectID: [NSManagedObjectID]], snapshots: [NSManagedObjectID: ObjectSnapshot])
-    {
-        var members: [NSManagedObjectID: [NSManagedObjectID]] = [:]
-        for objectID in objectIDs { members[objectID] = try relatedObjectIDs(of: objectID, through: relationship) }
-        let all = Array(Set(members.values.joined()))
-        return (members, try snapshots(for: all))
+    func prefetchMembers(of objectIDs: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                         reusableRows: RowCache?) throws -> [[PrefetchedMember]] {
+        let members = try objectIDs.map { try relatedObjectIDs(of: $0, through: relationship) }
+        let rows = try snapshots(for: Array(Set(members.joined())))
+        return members.map { ids in ids.map { PrefetchedMember(objectID: $0, snapshot: rows[$0]) } }
     }
 
     func newObjectIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
@@ -60,6 +59,12 @@ extension SnapshotStore {
     func objectID(for entity: NSEntityDescription, primaryKey: Int64) -> NSManagedObjectID {
         NSManagedObjectID(entity: entity, key: .primaryKey(primaryKey), store: self)
     }
+}
+
+/// A member of a prefetched to-many relationship, with its row when the store read it.
+struct PrefetchedMember {
+    var objectID: NSManagedObjectID
+    var snapshot: ObjectSnapshot?
 }
 
 /// The changes of one save, as the coordinator hands them to a store.

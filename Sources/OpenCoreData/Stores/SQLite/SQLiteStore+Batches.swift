@@ -30,11 +30,10 @@ extension SQLiteStore {
         return result
     }
 
-    func prefetchMembers(of objectIDs: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
-        -> (members: [NSManagedObjectID: [NSManagedObjectID]], snapshots: [NSManagedObjectID: ObjectSnapshot])
-    {
+    func prefetchMembers(of objectIDs: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                         reusableRows: RowCache?) throws -> [[PrefetchedMember]] {
         guard let destination = relationship.destinationEntity, let first = objectIDs.first,
-              case .toMany(let slot, _)? = relationship.entity.layout.slots[relationship.name] else { return ([:], [:]) }
+              case .toMany(let slot, _)? = relationship.entity.layout.slots[relationship.name] else { return objectIDs.map { _ in [] } }
         let destinationTable = schema.table(for: destination)
         let filter = SQLiteFetchCompiler.entityFilter(schema: schema, entity: destination, alias: "d").map { " AND " + $0 } ?? ""
         let sourceSQL: (String) -> String
@@ -52,27 +51,44 @@ extension SQLiteStore {
                 "SELECT \(self.selectList(destinationTable, alias: "d")), j.\(sourceColumn) FROM \(name) j JOIN \(destinationTable.name) d ON d.Z_PK = j.\(destinationColumn) WHERE j.\(sourceColumn) IN (\(keys))\(filter) ORDER BY j.\(sourceColumn), \(orderColumn.map { "j.\($0), " } ?? "")d.Z_PK"
             }
         case .notStored:
-            return ([:], [:])
+            return objectIDs.map { _ in [] }
         }
-        let sourcesByKey = Dictionary(objectIDs.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
-        var members: [NSManagedObjectID: [NSManagedObjectID]] = [:]
-        for objectID in objectIDs { members[objectID] = [] }
-        var snapshots: [NSManagedObjectID: ObjectSnapshot] = [:]
-        let keys = Array(sourcesByKey.keys)
+        // Each source's position by primary key (rows come ordered by source, so one look-up per source's run).
+        var positionsByKey: [Int64: [Int]] = [:]
+        for (position, objectID) in objectIDs.enumerated() {
+            if let key = objectID.primaryKey { positionsByKey[key, default: []].append(position) }
+        }
+        var members = [[PrefetchedMember]](repeating: [], count: objectIDs.count)
+        let keys = Array(positionsByKey.keys)
         let sourceColumnIndex = Int32(3 + destinationTable.columns.count)
-        for start in stride(from: 0, to: keys.count, by: Self.keysPerStatement) {
-            let chunk = Array(keys[start..<min(start + Self.keysPerStatement, keys.count)])
-            let statement = try readConnection.cachedStatement(sourceSQL((1...chunk.count).map { "?\($0)" }.joined(separator: ", ")))
-            defer { statement.reset() }
-            try statement.bind(chunk.map { .integer($0) })
+        func read(cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot?) throws {
             var entities = RowEntityCache()
-            while try statement.step() {
-                guard let (member, snapshot) = try decodeRow(statement, table: destinationTable, entities: &entities),
-                      let source = sourcesByKey[statement.int64(at: sourceColumnIndex)] else { continue }
-                members[source, default: []].append(member)
-                snapshots[member] = snapshot
+            var runKey: Int64?, runPosition = 0
+            for start in stride(from: 0, to: keys.count, by: Self.keysPerStatement) {
+                let chunk = Array(keys[start..<min(start + Self.keysPerStatement, keys.count)])
+                let statement = try readConnection.cachedStatement(sourceSQL((1...chunk.count).map { "?\($0)" }.joined(separator: ", ")))
+                defer { statement.reset() }
+                try statement.bind(chunk.map { .integer($0) })
+                while try statement.step() {
+                    guard let (member, snapshot) = try decodeRow(statement, table: destinationTable, entities: &entities, cachedRow: cachedRow) else { continue }
+                    let key = statement.int64(at: sourceColumnIndex)
+                    if key != runKey {
+                        guard let position = positionsByKey[key]?.first else { continue }
+                        (runKey, runPosition) = (key, position)
+                    }
+                    members[runPosition].append(PrefetchedMember(objectID: member, snapshot: snapshot))
+                }
             }
         }
-        return (members, snapshots)
+        if let reusableRows {
+            try reusableRows.withCurrentRows { try read(cachedRow: $0) }
+        } else {
+            try read(cachedRow: { _, _ in nil })
+        }
+        // A source asked for twice (by two IDs of one row) gets the same members.
+        for positions in positionsByKey.values where positions.count > 1 {
+            for position in positions.dropFirst() { members[position] = members[positions[0]] }
+        }
+        return members
     }
 }
