@@ -13,7 +13,7 @@ final class RowCache: Sendable {
 
     /// The rows by the root entity of their inheritance hierarchy, then by object ID.
     private struct State {
-        var rows: [ObjectIdentifier: [NSManagedObjectID: Entry]] = [:]
+        var rows: [ObjectIdentifier: [ObjectIDKey: Entry]] = [:]
         /// Hierarchies a batch request changed without listing rows, with the generation that was current then:
         /// their entries of that generation or earlier are stale. (Marking is instant; freeing every row of a large
         /// hierarchy would cost the request milliseconds per 10,000 rows. Stale rows are dropped when rows are next
@@ -43,7 +43,7 @@ final class RowCache: Sendable {
                 }
                 if hierarchyRows.capacity < expectedCount { hierarchyRows.reserveCapacity(expectedCount) }
                 while let (objectID, snapshot) = next, RowCache.hierarchy(of: objectID) == hierarchy {
-                    record(&hierarchyRows[objectID], snapshot)
+                    record(&hierarchyRows[ObjectIDKey(objectID)], snapshot)
                     next = iterator.next()
                 }
                 rows[hierarchy] = hierarchyRows
@@ -59,7 +59,7 @@ final class RowCache: Sendable {
     func snapshot(for objectID: NSManagedObjectID, maximumAge: TimeInterval = -1) -> ObjectSnapshot? {
         let hierarchy = Self.hierarchy(of: objectID)
         return state.withLock { state in
-            guard let entry = state.rows[hierarchy]?[objectID], state.isCurrent(entry, in: hierarchy) else { return nil }
+            guard let entry = state.rows[hierarchy]?[ObjectIDKey(objectID)], state.isCurrent(entry, in: hierarchy) else { return nil }
             if maximumAge >= 0 && entry.fetched.duration(to: .now) > .milliseconds(Int64(maximumAge * 1000)) { return nil }
             return entry.snapshot
         }
@@ -70,7 +70,7 @@ final class RowCache: Sendable {
     func withCurrentRows<R>(_ body: (_ cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot?) throws -> R) rethrows -> R {
         try state.withLock { state in
             var hierarchy: ObjectIdentifier?
-            var hierarchyRows: [NSManagedObjectID: Entry]?
+            var hierarchyRows: [ObjectIDKey: Entry]?
             var currentFrom: UInt64 = 0
             return try body { objectID, version in
                 let rowHierarchy = Self.hierarchy(of: objectID)
@@ -79,7 +79,7 @@ final class RowCache: Sendable {
                     hierarchyRows = state.rows[rowHierarchy]
                     currentFrom = state.invalidated[rowHierarchy].map { $0 + 1 } ?? 0
                 }
-                guard let entry = hierarchyRows?[objectID], entry.generation >= currentFrom, entry.snapshot.version == version else { return nil }
+                guard let entry = hierarchyRows?[ObjectIDKey(objectID)], entry.generation >= currentFrom, entry.snapshot.version == version else { return nil }
                 return entry.snapshot
             }
         }
@@ -96,9 +96,15 @@ final class RowCache: Sendable {
         state.withLock { state in
             let generation = state.generation
             state.update(snapshots, expectedCount: expectedCount) { entry, snapshot in
-                // A newer row stays. One of the same version is replaced: only SQLite's versions identify a row's
-                // content (a row it reused from this cache shares the cached values, so replacing copies nothing).
-                if let version = entry?.snapshot.version, version > snapshot.version { return }
+                // A newer row stays. One of the same version is replaced (only SQLite's versions identify a row's
+                // content), unless it is the cached row itself, reused by the store: that one is only marked as read.
+                if let version = entry?.snapshot.version, version >= snapshot.version {
+                    if version > snapshot.version { return }
+                    if entry!.snapshot.sharesValues(with: snapshot) {
+                        entry!.fetched = now
+                        return
+                    }
+                }
                 entry = Entry(snapshot: snapshot, fetched: now, generation: generation)
             }
         }
@@ -112,13 +118,13 @@ final class RowCache: Sendable {
             state.update(saved, expectedCount: saved.count) { entry, snapshot in
                 entry = Entry(snapshot: snapshot, fetched: now, generation: generation)
             }
-            for objectID in deleted { state.rows[Self.hierarchy(of: objectID)]?[objectID] = nil }
+            for objectID in deleted { state.rows[Self.hierarchy(of: objectID)]?[ObjectIDKey(objectID)] = nil }
         }
     }
 
     /// Forgets rows (so the next access reads the store).
     func remove(_ objectIDs: some Sequence<NSManagedObjectID>) {
-        state.withLock { state in for objectID in objectIDs { state.rows[Self.hierarchy(of: objectID)]?[objectID] = nil } }
+        state.withLock { state in for objectID in objectIDs { state.rows[Self.hierarchy(of: objectID)]?[ObjectIDKey(objectID)] = nil } }
     }
 
     /// Forgets every row of the inheritance hierarchies of `entities` (after a batch request changed rows it did

@@ -24,7 +24,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     let storeIdentifier: String
     private let storeIdentity: StoreIdentity?
     /// The hash, computed once (IDs are dictionary keys everywhere).
-    private let cachedHash: Int
+    let cachedHash: Int
     /// The root of the entity's inheritance hierarchy (IDs of one hierarchy can be equal), found once.
     let rootEntityIdentity: ObjectIdentifier
 
@@ -132,6 +132,17 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     public override var description: String {
         "<\(uriRepresentation().absoluteString)>"
     }
+}
+
+/// An object ID as a dictionary key of the framework's own tables: hashed and compared without `NSObject`'s
+/// dynamic `hash` and `isEqual(_:)` (which boxes the other ID in `Any` and casts it back).
+struct ObjectIDKey: Hashable {
+    let objectID: NSManagedObjectID
+
+    init(_ objectID: NSManagedObjectID) { self.objectID = objectID }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(objectID.cachedHash) }
+    static func == (lhs: ObjectIDKey, rhs: ObjectIDKey) -> Bool { lhs.objectID.isSame(as: rhs.objectID) }
 }
 
 /// Unique values for temporary IDs without a system call per object (`UUID()` reads the system's random source

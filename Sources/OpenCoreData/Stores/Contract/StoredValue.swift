@@ -30,4 +30,13 @@ struct ObjectSnapshot: Sendable {
     var toOne: [NSManagedObjectID?]
     /// The row version; 0 for an object never saved.
     var version: Int64
+
+    /// Whether `other` is a copy of this snapshot (the same value arrays, not merely equal ones).
+    func sharesValues(with other: ObjectSnapshot) -> Bool {
+        version == other.version && Self.sameStorage(attributes, other.attributes) && Self.sameStorage(toOne, other.toOne)
+    }
+
+    private static func sameStorage<Element>(_ a: [Element], _ b: [Element]) -> Bool {
+        a.count == b.count && (a.isEmpty || a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } })
+    }
 }
