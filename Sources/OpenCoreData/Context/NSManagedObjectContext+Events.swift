@@ -92,14 +92,7 @@ extension NSManagedObjectContext {
         releaseUnreferencedCandidates()
         // A full scan costs O(registered objects): only when the registry has doubled since the last one.
         guard !_retainsRegisteredObjects, registry.count > max(64, 2 * registryCountAfterPurge) else { return }
-        var released: [NSManagedObjectID] = []
-        var index = registry.startIndex
-        while index != registry.endIndex {
-            if Self.isReleasable(&registry.values[index]) { released.append(registry.keys[index]) }
-            registry.formIndex(after: &index)
-        }
-        for objectID in released { registry[objectID] = nil }
-        noteUnregistered(released)
+        noteUnregistered(registry.removeReleasable(among: nil))
         registryCountAfterPurge = registry.count
     }
 

@@ -185,18 +185,7 @@ extension NSManagedObjectContext {
         let ids = releaseCandidates
         releaseCandidates = []
         guard !_retainsRegisteredObjects else { return }
-        var released: [NSManagedObjectID] = []
-        for objectID in ids {
-            guard let index = registry.index(forKey: objectID), Self.isReleasable(&registry.values[index]) else { continue }
-            registry.remove(at: index)
-            released.append(objectID)
-        }
-        noteUnregistered(released)
-    }
-
-    /// Whether a registered object can leave the registry: unchanged, and no reference but the registry's.
-    static func isReleasable(_ object: inout NSManagedObject) -> Bool {
-        !object.hasChanges && isKnownUniquelyReferenced(&object)
+        noteUnregistered(registry.removeReleasable(among: ids))
     }
 
     /// Records that `object` changed (called by `didChangeValue`): it joins `updatedObjects`.

@@ -57,7 +57,7 @@ extension NSManagedObjectContext {
             object._isUpdated = false
             object._context = nil
         }
-        noteUnregistered(Array(registry.keys))
+        noteUnregistered(registry.objectIDs)
         registry.removeAll()
         releaseCandidates.removeAll()
         registryCountAfterPurge = 0

@@ -51,7 +51,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Every object of the context by ID, held strongly: an unchanged object nobody else holds is let go at the end
     /// of an event (see `releaseCandidates`), so no object needs a weak reference (which would put its retain and
     /// release on Swift's slow path for good).
-    var registry: [NSManagedObjectID: NSManagedObject] = [:]
+    var registry = ObjectRegistry()
     /// Inserted, updated and deleted objects, in the order they changed.
     var insertedSet = OrderedObjectSet()
     var updatedSet = OrderedObjectSet()
