@@ -92,7 +92,7 @@ struct FetchPlan {
     }
 
     /// Fetches from the stores.
-    private func storeResults(limitInStore: Bool, countOnly: Bool) throws -> [(NSManagedObjectID, ObjectSnapshot?)] {
+    private func storeResults(limitInStore: Bool, countOnly: Bool) throws -> FetchedRows {
         if let parent = context._parent {
             // A child fetches through its parent, whose unsaved changes count; rows come as faults that fire there.
             let (entity, predicate, sortDescriptors, includesSubentities) = (self.entity, storePredicate, self.sortDescriptors, self.includesSubentities)
@@ -103,22 +103,25 @@ struct FetchPlan {
                                              includesSubentities: includesSubentities, fetchLimit: limit, fetchOffset: offset,
                                              affectedStores: affectedStores)
             }
-            return ids.map { ($0, nil) }
+            return FetchedRows(objectIDs: ids, snapshots: nil)
         }
-        var results: [(NSManagedObjectID, ObjectSnapshot?)] = []
         let request = StoreFetchRequest(
             entity: entity, includesSubentities: includesSubentities, predicate: storePredicate, sortDescriptors: sortDescriptors,
             fetchLimit: limitInStore ? fetchLimit : 0, fetchOffset: limitInStore ? fetchOffset : 0,
             wantsSnapshots: !countOnly && includesPropertyValues && !isBatched, countOnly: false,
             reusableRows: context.readRowCache(coordinator))
+        var rows: FetchedRows?
         for store in stores() {
             let result = try coordinator.withLock(for: context) { try store.fetch(request) }
-            results.reserveCapacity(results.count + result.objectIDs.count)
-            for (index, objectID) in result.objectIDs.enumerated() {
-                results.append((objectID, result.snapshots?[index]))
+            guard var combined = rows else {
+                rows = FetchedRows(objectIDs: result.objectIDs, snapshots: result.snapshots)   // one store: its arrays as they are
+                continue
             }
+            combined.objectIDs += result.objectIDs
+            if let snapshots = result.snapshots, combined.snapshots != nil { combined.snapshots! += snapshots } else { combined.snapshots = nil }
+            rows = combined
         }
-        return results
+        return rows ?? FetchedRows(objectIDs: [], snapshots: nil)
     }
 
     /// The stores that hold the entity (of the request's `affectedStores`, when it names some).
@@ -141,14 +144,16 @@ struct FetchPlan {
         let rows = try storeResults(limitInStore: limited && !merging && !multipleStores, countOnly: false)
         let inMemoryPredicate = merging ? memoryPredicate : nil
         var objects: [NSManagedObject] = []
-        objects.reserveCapacity(rows.count)
+        objects.reserveCapacity(rows.objectIDs.count)
         // One store's rows are distinct objects; only merged or multi-store results need de-duplicating.
         let deduplicating = merging || multipleStores || context._parent != nil || !context.replacedTemporaryIDs.isEmpty
         var included = Set<ObjectIdentifier>()
-        context.readRowCache(coordinator).store(rows.lazy.compactMap { objectID, snapshot in snapshot.map { (objectID, $0) } },
-                                                expectedCount: rows.count)
-        context.registry.reserveCapacity(context.registry.count + rows.count)
-        for (objectID, snapshot) in rows {
+        if let snapshots = rows.snapshots {
+            context.readRowCache(coordinator).store(zip(rows.objectIDs, snapshots), expectedCount: snapshots.count)
+        }
+        context.registry.reserveCapacity(context.registry.count + rows.objectIDs.count)
+        for (index, objectID) in rows.objectIDs.enumerated() {
+            let snapshot = rows.snapshots?[index]
             let object = context.registeredObjectOrFault(for: objectID)
             if realizing, object._isFault, let snapshot { context.realize(object, with: snapshot) }
             if !deleted.isEmpty, deleted.contains(object) { continue }
@@ -218,4 +223,10 @@ struct FetchPlan {
         let afterOffset = max(0, total - fetchOffset)
         return fetchLimit > 0 ? min(afterOffset, fetchLimit) : afterOffset
     }
+}
+
+/// The rows of a fetch from the stores: object IDs in order, with their rows when every store returned them.
+struct FetchedRows {
+    var objectIDs: [NSManagedObjectID]
+    var snapshots: [ObjectSnapshot]?
 }

@@ -58,26 +58,32 @@ extension SQLiteStore: FetchingStore {
         let statement = try readConnection.cachedStatement(sql)   // a pinned query generation reads its own connection
         defer { statement.reset() }
         try statement.bind(arguments)
-        var rows: [(NSManagedObjectID, ObjectSnapshot)] = []
+        // The rows go straight into the result's two arrays (no array of pairs to copy from afterwards).
+        var objectIDs: [NSManagedObjectID] = [], snapshots: [ObjectSnapshot] = []
         var entities = RowEntityCache()
         if let reusableRows = request.reusableRows, request.wantsSnapshots {
             try reusableRows.withCurrentRows { cachedRow in
                 while try statement.step() {
-                    if let row = try decodeRow(statement, table: table, entities: &entities, cachedRow: cachedRow) { rows.append(row) }
+                    guard let (objectID, snapshot) = try decodeRow(statement, table: table, entities: &entities, cachedRow: cachedRow) else { continue }
+                    objectIDs.append(objectID)
+                    snapshots.append(snapshot)
                 }
             }
         } else {
             while try statement.step() {
-                if let row = try decodeRow(statement, table: table, entities: &entities) { rows.append(row) }
+                guard let (objectID, snapshot) = try decodeRow(statement, table: table, entities: &entities) else { continue }
+                objectIDs.append(objectID)
+                snapshots.append(snapshot)
             }
         }
         if !limitInSQL {
-            rows = try evaluateInMemory(rows, predicate: memoryPredicate, sortDescriptors: memorySort ? request.sortDescriptors : [])
+            var rows = try evaluateInMemory(Array(zip(objectIDs, snapshots)), predicate: memoryPredicate, sortDescriptors: memorySort ? request.sortDescriptors : [])
             if request.fetchOffset > 0 { rows = Array(rows.dropFirst(request.fetchOffset)) }
             if request.fetchLimit > 0 { rows = Array(rows.prefix(request.fetchLimit)) }
+            (objectIDs, snapshots) = (rows.map(\.0), rows.map(\.1))
         }
-        var result = StoreFetchResult(objectIDs: rows.map(\.0), count: rows.count)
-        if request.wantsSnapshots { result.snapshots = rows.map(\.1) }
+        var result = StoreFetchResult(objectIDs: objectIDs, count: objectIDs.count)
+        if request.wantsSnapshots { result.snapshots = snapshots }
         return result
     }
 
