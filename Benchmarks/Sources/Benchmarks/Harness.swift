@@ -41,9 +41,14 @@ func median(_ values: [Double]) -> Double {
     return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
 }
 
+/// The benchmark's temporary directory (one per process).
+func freshStoreDirectory() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("ocd-bench-\(ProcessInfo.processInfo.processIdentifier)").path
+}
+
 /// A fresh store path in a temporary directory (with its -wal/-shm and external-data companions removed).
 func freshStorePath(_ name: String) -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ocd-bench-\(ProcessInfo.processInfo.processIdentifier)")
+    let directory = URL(fileURLWithPath: freshStoreDirectory())
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let path = directory.appendingPathComponent(name).path
     for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }

@@ -36,9 +36,11 @@ final class OpenCoreDataStack {
         item.name = "Item"
         item.managedObjectClassName = "Item"
         let score = attribute("score", .doubleAttributeType)
+        // One index on score, as the raw and GRDB schemas have. (A one-property fetch index would get two: Apple's
+        // layout adds `Z_Item_score` next to `Z_Item_byScore`, as Apple-written stores show.)
+        score.isIndexed = true
         item.properties = [attribute("id", .integer64AttributeType), attribute("name", .stringAttributeType), score,
                            attribute("createdAt", .dateAttributeType), attribute("flag", .booleanAttributeType), attribute("payload", .binaryDataAttributeType)]
-        item.indexes = [NSFetchIndexDescription(name: "byScore", elements: [NSFetchIndexElementDescription(property: score, collationType: .binary)])]
         let parent = NSEntityDescription(), child = NSEntityDescription()
         parent.name = "Parent"
         parent.managedObjectClassName = "Parent"

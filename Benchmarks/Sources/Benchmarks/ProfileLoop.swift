@@ -12,7 +12,7 @@ enum ProfileLoop {
                 seconds.append(try time { try stack.insert(rows) })
                 try stack.batchDelete()
             }
-        case "fetch", "faults", "range", "edit":
+        case "fetch", "faults", "range", "edit", "batchupdate":
             try stack.insert(rows)
             for _ in 0..<repetitions {
                 seconds.append(try time {
@@ -20,10 +20,44 @@ enum ProfileLoop {
                     case "fetch": _ = try stack.fetchAll(asFaults: false)
                     case "faults": _ = try stack.fetchAll(asFaults: true)
                     case "range": for step in 0..<100 { _ = try stack.rangeFetch(Double(step) / 100, Double(step) / 100 + 0.01) }
+                    case "batchupdate": try stack.batchUpdate()
                     default: try stack.editAll()
                     }
                 })
             }
+        case "editbatchupdate":   // the batch update as the benchmark runs it: right after an edit of every row
+            try stack.insert(rows)
+            for _ in 0..<repetitions {
+                try stack.editAll()
+                seconds.append(try time { try stack.batchUpdate() })
+            }
+        case "rawbatchupdate":   // raw SQLite's batch update after an edit, in its own file format and in Apple's
+            for autoVacuum in ["NONE", "INCREMENTAL"] {
+                let path = freshStorePath("raw-\(autoVacuum).sqlite")
+                let raw = RawDatabase(path: path)
+                raw.execute("PRAGMA auto_vacuum = \(autoVacuum)")
+                RawDatabase.createSchema(raw)
+                raw.insert(rows)
+                var afterEdit: [Double] = [], alone: [Double] = []
+                for _ in 0..<repetitions {
+                    raw.editAll()
+                    afterEdit.append(time { raw.batchUpdate() })
+                    alone.append(time { raw.batchUpdate() })
+                }
+                print("raw, auto_vacuum \(autoVacuum): batch update after an edit \(median(afterEdit)) s, alone \(median(alone)) s")
+            }
+            return
+        case "walsize":   // the write-ahead log each implementation leaves after inserting and editing every row
+            let path = freshStorePath("walsize-raw.sqlite")
+            let raw = RawDatabase(path: path)
+            RawDatabase.createSchema(raw)
+            raw.insert(rows)
+            raw.editAll()
+            try stack.insert(rows)
+            try stack.editAll()
+            let size = { (file: String) in ((try? FileManager.default.attributesOfItem(atPath: file + "-wal"))?[.size] as? Int) ?? -1 }
+            print("WAL after insert + edit: raw \(size(path)) bytes, OpenCoreData \(size(freshStoreDirectory() + "/profile.sqlite")) bytes")
+            return
         case "delete":
             for _ in 0..<repetitions {
                 try stack.insert(rows)
