@@ -92,7 +92,8 @@ extension NSManagedObjectContext {
         releaseUnreferencedCandidates()
         // A full scan costs O(registered objects): only when the registry has doubled since the last one.
         guard !_retainsRegisteredObjects, registry.count > max(64, 2 * registryCountAfterPurge) else { return }
-        noteUnregistered(registry.removeReleasable(among: nil))
+        let released = registry.removeReleasable(among: nil)
+        noteUnregistered(released)
         registryCountAfterPurge = registry.count
     }
 

@@ -185,7 +185,8 @@ extension NSManagedObjectContext {
         let ids = releaseCandidates
         releaseCandidates = []
         guard !_retainsRegisteredObjects else { return }
-        noteUnregistered(registry.removeReleasable(among: ids))
+        let released = registry.removeReleasable(among: ids)
+        noteUnregistered(released)
     }
 
     /// Records that `object` changed (called by `didChangeValue`): it joins `updatedObjects`.

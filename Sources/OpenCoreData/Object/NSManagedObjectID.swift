@@ -38,11 +38,17 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         case reference(ReferenceObject)
     }
 
-    /// A custom store's reference object, kept with its equality and description.
-    struct ReferenceObject: Hashable, @unchecked Sendable {
+    /// A custom store's reference object, kept with its equality and description. A class, so that `Key` is small
+    /// and copying a primary-key or temporary key retains nothing.
+    final class ReferenceObject: Hashable, @unchecked Sendable {
         // @unchecked Sendable: reference objects are value-like identifiers (strings, numbers) that are
         // never mutated after the ID is made.
         let value: AnyHashable
+
+        init(value: AnyHashable) { self.value = value }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(value) }
+        static func == (lhs: ReferenceObject, rhs: ReferenceObject) -> Bool { lhs === rhs || lhs.value == rhs.value }
     }
 
     init(entity: NSEntityDescription, key: Key, store: NSPersistentStore?) {
