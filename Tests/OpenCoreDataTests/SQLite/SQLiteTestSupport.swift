@@ -14,9 +14,7 @@ import Darwin
 enum SQLiteTestFiles {
     /// A fresh, empty temporary directory.
     static func directory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("OpenCoreDataSQLite-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try TemporaryDirectory.make("OpenCoreDataSQLite")
     }
 
     /// A path for a database that does not exist yet, in a fresh directory.

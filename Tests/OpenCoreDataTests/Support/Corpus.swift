@@ -63,11 +63,25 @@ enum Corpus {
 
 /// Fresh temporary directories for tests.
 enum TemporaryDirectory {
-    static func make() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("OpenCoreDataTests-\(UUID().uuidString)")
+    /// A fresh directory under this test process's own root (`OpenCoreDataTests-run-<pid>` in the system's temporary
+    /// directory). The roots of test processes that have ended are removed when a process first asks for one, so
+    /// runs do not pile up files.
+    static func make(_ prefix: String = "OpenCoreDataTests") throws -> URL {
+        let url = root.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+
+    private static let rootPrefix = "OpenCoreDataTests-run-"
+
+    private static let root: URL = {
+        let base = FileManager.default.temporaryDirectory
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: base.path)) ?? [] where name.hasPrefix(rootPrefix) {
+            guard let pid = Int32(name.dropFirst(rootPrefix.count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: base.appendingPathComponent(name))
+        }
+        return base.appendingPathComponent(rootPrefix + String(getpid()))
+    }()
 }
 
 /// Reads a store's metadata with the SQLite C API and PropertyListSerialization — independent of the
