@@ -27,10 +27,13 @@ enum ProfileLoop {
             }
         case "editbatchupdate":   // the batch update as the benchmark runs it: right after an edit of every row
             try stack.insert(rows)
+            var second: [Double] = []
             for _ in 0..<repetitions {
                 try stack.editAll()
                 seconds.append(try time { try stack.batchUpdate() })
+                second.append(try time { try stack.batchUpdate() })
             }
+            print("the batch update after that one: median \(median(second)) s")
         case "rawbatchupdate":   // raw SQLite's batch update after an edit, in its own file format and in Apple's
             for autoVacuum in ["NONE", "INCREMENTAL"] {
                 let path = freshStorePath("raw-\(autoVacuum).sqlite")
