@@ -1,6 +1,7 @@
 import Foundation
 
-/// `--profile <workload>`: one OpenCoreData workload repeated, so that a profiler sees it alone.
+/// `--profile <workload>`: one OpenCoreData workload repeated, so that a profiler sees it alone (and the probes of
+/// the batch-update investigation in RESULTS.md).
 enum ProfileLoop {
     static func run(_ workload: String, rows: [ItemRow], repetitions: Int = 10) throws {
         let stack = try OpenCoreDataStack(path: freshStorePath("profile.sqlite"))
@@ -61,6 +62,12 @@ enum ProfileLoop {
             let size = { (file: String) in ((try? FileManager.default.attributesOfItem(atPath: file + "-wal"))?[.size] as? Int) ?? -1 }
             print("WAL after insert + edit: raw \(size(path)) bytes, OpenCoreData \(size(freshStoreDirectory() + "/profile.sqlite")) bytes")
             return
+        case "fetchbatchupdate":   // the batch update after a fetch of every row (no save)
+            try stack.insert(rows)
+            for _ in 0..<repetitions {
+                _ = try stack.fetchAll(asFaults: false)
+                seconds.append(try time { try stack.batchUpdate() })
+            }
         case "delete":
             for _ in 0..<repetitions {
                 try stack.insert(rows)
