@@ -1,3 +1,4 @@
+import Foundation
 import OpenCoreData
 import Synchronization
 import Testing
@@ -87,10 +88,13 @@ final class LoadResults: Sendable {
     }
 }
 
-/// A value shared with escaping closures (a `Mutex` cannot be captured by one).
-final class LockedValue<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    var value: Value { mutex.withLock { $0 } }
-    func update(_ body: (inout Value) -> Void) { mutex.withLock { body(&$0) } }
+/// A value shared with escaping closures (a `Mutex` cannot be captured by one). Guarded by a pthread mutex, which the
+/// thread sanitizer sees (it cannot see `Mutex`'s futex and reports the guarded accesses as races; see `Locked`).
+final class LockedValue<Value: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: `storage` is read and written only while holding `lock`.
+    private let lock = NSLock()
+    private var storage: Value
+    init(_ value: Value) { storage = value }
+    var value: Value { lock.withLock { storage } }
+    func update(_ body: (inout Value) -> Void) { lock.withLock { body(&storage) } }
 }
