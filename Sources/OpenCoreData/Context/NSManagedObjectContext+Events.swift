@@ -86,15 +86,19 @@ extension NSManagedObjectContext {
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
     }
 
-    /// Lets go of unchanged objects nobody else holds: the event's candidates, and every object whenever the
-    /// registry has doubled since the last full scan (objects the application held past their event and dropped since).
+    /// Lets go of unchanged objects nobody else holds: the event's candidates, and every object (objects the
+    /// application held past their event and dropped since) whenever the registry has doubled since the last full
+    /// scan or `registryScanInterval` has passed.
     func purgeReleasedObjects() {
         releaseUnreferencedCandidates()
-        // A full scan costs O(registered objects): only when the registry has doubled since the last one.
-        guard !_retainsRegisteredObjects, registry.count > max(64, 2 * registryCountAfterPurge) else { return }
+        // A full scan costs O(registered objects): only when the registry has doubled, or at most once an interval.
+        guard !_retainsRegisteredObjects, registry.count > 64 else { return }
+        let now = ContinuousClock.now
+        guard registry.count > 2 * registryCountAfterPurge || lastRegistryScan.duration(to: now) >= registryScanInterval else { return }
         let released = registry.removeReleasable(among: nil)
         noteUnregistered(released)
         registryCountAfterPurge = registry.count
+        lastRegistryScan = now
     }
 
     /// Records that a to-many relationship of `object` changed.

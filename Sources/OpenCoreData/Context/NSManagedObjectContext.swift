@@ -68,8 +68,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Objects registered, saved or reverted during the current event: at its end, those that are unchanged and
     /// held by nobody else leave the registry (and are freed).
     var releaseCandidates: [NSManagedObjectID] = []
-    /// The registry's size after the last scan of every object for ones nobody holds (scans run when it has doubled).
+    /// The registry's size after the last scan of every object for ones nobody holds (scans run when it has doubled,
+    /// and at most `registryScanInterval` apart at event ends, so that objects dropped late do not stay for good).
     var registryCountAfterPurge = 0
+    var lastRegistryScan = ContinuousClock.now
+    var registryScanInterval: Duration = .seconds(1)
     /// Whether the end of an event is being processed (observers of `ObjectsDidChange` run inside it).
     var isProcessingPendingChanges = false
     /// Temporary IDs this context's saves replaced with permanent ones (children may still use them).

@@ -1,6 +1,7 @@
 import Foundation
-import OpenCoreData
 import Testing
+
+@testable import OpenCoreData
 
 /// How long a context keeps unchanged objects (DEVIATIONS.md O13): until the end of the event that registered
 /// them, then as long as someone else holds them — checked at the end of an event for the event's objects, and for
@@ -65,5 +66,23 @@ struct RegistrationLifetimeTests {
         }
         #expect(watcher == nil)
         #expect(context.performAndWait { context.registeredObjects.isEmpty }, "the saved objects nobody holds went too")
+    }
+
+    @Test("objects dropped after their event go at an event end once the scan interval has passed, without growth")
+    func objectsDroppedLaterGoAfterTheScanInterval() throws {
+        let (context, _, _) = try Self.context()
+        var held: [NSManagedObject]? = try context.performAndWait {
+            let tags = (0..<100).map { _ in NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context) }
+            try context.save()
+            return tags
+        }
+        weak let watcher = held?.first
+        context.performAndWait {}   // the registry does not grow any more: no scan for doubling
+        held = nil
+        context.registryScanInterval = .zero
+        #expect(watcher != nil, "still registered until an event ends")
+        context.performAndWait {}
+        #expect(watcher == nil, "the end of the event after the interval let the dropped objects go")
+        #expect(context.performAndWait { context.registeredObjects.isEmpty })
     }
 }
