@@ -95,8 +95,7 @@ extension NSManagedObjectContext {
         guard !_retainsRegisteredObjects, registry.count > 64 else { return }
         let now = ContinuousClock.now
         guard registry.count > 2 * registryCountAfterPurge || lastRegistryScan.duration(to: now) >= registryScanInterval else { return }
-        let released = registry.removeReleasable(among: nil)
-        noteUnregistered(released)
+        noteUnregistered(registry.removeReleasable(among: nil))
         registryCountAfterPurge = registry.count
         lastRegistryScan = now
     }

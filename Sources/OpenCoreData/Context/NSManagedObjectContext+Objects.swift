@@ -26,7 +26,8 @@ extension NSManagedObjectContext {
             || updatedSet.array.contains { !$0._isInserted && !$0._isDeleted }
     }
 
-    /// Every object the context knows (held weakly unless changed or `retainsRegisteredObjects`).
+    /// Every object the context knows (an unchanged one nobody else holds leaves at the end of an event, unless
+    /// `retainsRegisteredObjects`).
     public var registeredObjects: Set<NSManagedObject> {
         checkConfinement()
         return Set(registry.values)
@@ -65,8 +66,7 @@ extension NSManagedObjectContext {
         }
         let (object, isNew) = Self.objectOrNewFault(in: &registry[objectID], for: objectID)
         if isNew {
-            object._context = self
-            if !_retainsRegisteredObjects { releaseCandidates.append(objectID) }
+            didRegister(object)
             if case .reference = objectID.key { noteRegistered([objectID]) }
         }
         return object
@@ -167,8 +167,13 @@ extension NSManagedObjectContext {
     /// and nobody else holds it, it leaves the registry (as Apple's autoreleased objects live until the pool drains
     /// and weakly held ones go when released).
     func register(_ object: NSManagedObject) {
-        object._context = self
         registry[object._objectID] = object
+        didRegister(object)
+    }
+
+    /// What registering an object sets besides its registry slot: its context, and its release at the event's end.
+    private func didRegister(_ object: NSManagedObject) {
+        object._context = self
         if !_retainsRegisteredObjects { releaseCandidates.append(object._objectID) }
     }
 
@@ -185,8 +190,7 @@ extension NSManagedObjectContext {
         let ids = releaseCandidates
         releaseCandidates = []
         guard !_retainsRegisteredObjects else { return }
-        let released = registry.removeReleasable(among: ids)
-        noteUnregistered(released)
+        noteUnregistered(registry.removeReleasable(among: ids))
     }
 
     /// Records that `object` changed (called by `didChangeValue`): it joins `updatedObjects`.

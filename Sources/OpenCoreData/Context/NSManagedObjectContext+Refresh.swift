@@ -57,7 +57,7 @@ extension NSManagedObjectContext {
             object._isUpdated = false
             object._context = nil
         }
-        noteUnregistered(registry.objectIDs)
+        noteUnregistered(invalidated)
         registry.removeAll()
         releaseCandidates.removeAll()
         registryCountAfterPurge = 0

@@ -39,20 +39,20 @@ extension NSManagedObjectContext {
 
     /// Tells custom incremental stores that this context registered objects of theirs (only IDs made from reference
     /// objects can belong to one, so other IDs cost nothing).
-    func noteRegistered(_ objectIDs: @autoclosure () -> [NSManagedObjectID]) {
+    func noteRegistered(_ objectIDs: [NSManagedObjectID]) {
         notifyIncrementalStores(objectIDs) { $0.managedObjectContextDidRegisterObjects(with: $1) }
     }
 
     /// Tells custom incremental stores that this context no longer has objects of theirs.
-    func noteUnregistered(_ objectIDs: @autoclosure () -> [NSManagedObjectID]) {
+    func noteUnregistered(_ objectIDs: [NSManagedObjectID]) {
         notifyIncrementalStores(objectIDs) { $0.managedObjectContextDidUnregisterObjects(with: $1) }
     }
 
-    /// (The IDs are only listed when the coordinator has an incremental store.)
-    private func notifyIncrementalStores(_ objectIDs: () -> [NSManagedObjectID], _ call: (NSIncrementalStore, [NSManagedObjectID]) -> Void) {
+    /// (Nothing to do unless the coordinator has an incremental store.)
+    private func notifyIncrementalStores(_ objectIDs: [NSManagedObjectID], _ call: (NSIncrementalStore, [NSManagedObjectID]) -> Void) {
         guard let coordinator = persistentStoreCoordinator, coordinator.persistentStores.contains(where: { $0 is NSIncrementalStore }) else { return }
         var byStore: [ObjectIdentifier: (NSIncrementalStore, [NSManagedObjectID])] = [:]
-        for objectID in objectIDs() {
+        for objectID in objectIDs {
             guard case .reference = objectID.key, let store = objectID.persistentStore as? NSIncrementalStore else { continue }
             byStore[ObjectIdentifier(store), default: (store, [])].1.append(objectID)
         }

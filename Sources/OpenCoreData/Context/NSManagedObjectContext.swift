@@ -71,7 +71,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The registry's size after the last scan of every object for ones nobody holds (scans run when it has doubled,
     /// and at most `registryScanInterval` apart at event ends, so that objects dropped late do not stay for good).
     var registryCountAfterPurge = 0
+    /// When every registered object was last examined.
     var lastRegistryScan = ContinuousClock.now
+    /// The longest time between such scans at event ends (tests shorten it).
     var registryScanInterval: Duration = .seconds(1)
     /// Whether the end of an event is being processed (observers of `ObjectsDidChange` run inside it).
     var isProcessingPendingChanges = false

@@ -21,9 +21,11 @@ final class RowCache: Sendable {
         var invalidated: [ObjectIdentifier: UInt64] = [:]
         var generation: UInt64 = 0
 
+        /// The first generation whose entries of `hierarchy` are current (earlier ones were made stale).
+        func firstCurrentGeneration(of hierarchy: ObjectIdentifier) -> UInt64 { invalidated[hierarchy].map { $0 + 1 } ?? 0 }
+
         func isCurrent(_ entry: Entry, in hierarchy: ObjectIdentifier) -> Bool {
-            guard let invalidated = invalidated[hierarchy] else { return true }
-            return entry.generation > invalidated
+            entry.generation >= firstCurrentGeneration(of: hierarchy)
         }
 
         /// Calls `record` with the cache slot of each row (one hash look-up per row): a run of rows of one hierarchy
@@ -65,6 +67,12 @@ final class RowCache: Sendable {
         }
     }
 
+    /// `cache.withCurrentRows(body)`, or `body` with a look-up that finds nothing when there is no cache.
+    static func withCurrentRows<R>(of cache: RowCache?, _ body: (_ cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot?) throws -> R) rethrows -> R {
+        guard let cache else { return try body { _, _ in nil } }
+        return try cache.withCurrentRows(body)
+    }
+
     /// Runs `body` (a store's fetch loop) with the cache locked and a look-up of the current cached row of an
     /// object ID with a given version, so that rows the store already delivered are not decoded again.
     func withCurrentRows<R>(_ body: (_ cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot?) throws -> R) rethrows -> R {
@@ -77,7 +85,7 @@ final class RowCache: Sendable {
                 if rowHierarchy != hierarchy {
                     hierarchy = rowHierarchy
                     hierarchyRows = state.rows[rowHierarchy]
-                    currentFrom = state.invalidated[rowHierarchy].map { $0 + 1 } ?? 0
+                    currentFrom = state.firstCurrentGeneration(of: rowHierarchy)
                 }
                 guard let entry = hierarchyRows?[ObjectIDKey(objectID)], entry.generation >= currentFrom, entry.snapshot.version == version else { return nil }
                 return entry.snapshot

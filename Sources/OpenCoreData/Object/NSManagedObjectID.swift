@@ -124,7 +124,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
     /// Equality without `isEqual`'s boxing of the other ID (for the framework's own hot paths).
     @inline(__always)
-    final func isSame(as other: NSManagedObjectID) -> Bool {
+    func isSame(as other: NSManagedObjectID) -> Bool {
         if other === self { return true }
         return cachedHash == other.cachedHash && rootEntityIdentity == other.rootEntityIdentity && key == other.key
             && storeIdentifier == other.storeIdentifier && (entity === other.entity || !isTemporaryID)

@@ -10,25 +10,9 @@ import Testing
 @Suite struct RowReuseTests {
     /// `Shelf` (name, `itemCount` derived as `items.@count`) —items (to-many)→ `Slot` (name) —shelf (to-one).
     private static let model: NSManagedObjectModel = {
-        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = true
-            return attribute
-        }
-        let shelf = NSEntityDescription(), slot = NSEntityDescription()
-        shelf.name = "Shelf"
-        slot.name = "Slot"
-        let items = NSRelationshipDescription(), owner = NSRelationshipDescription()
-        items.name = "items"
-        items.destinationEntity = slot
-        items.maxCount = 0
-        items.isOptional = true
-        owner.name = "shelf"
-        owner.destinationEntity = shelf
-        owner.maxCount = 1
-        owner.isOptional = true
+        let shelf = MoodyModelInCode.entity("Shelf"), slot = MoodyModelInCode.entity("Slot")
+        let items = MoodyModelInCode.relationship("items", to: slot, toMany: true, optional: true)
+        let owner = MoodyModelInCode.relationship("shelf", to: shelf, toMany: false, optional: true)
         items.inverseRelationship = owner
         owner.inverseRelationship = items
         let itemCount = NSDerivedAttributeDescription()
@@ -36,8 +20,8 @@ import Testing
         itemCount.attributeType = .integer64AttributeType
         itemCount.derivationExpression = NSExpression(format: "items.@count")
         itemCount.isOptional = true
-        shelf.properties = [attribute("name", .stringAttributeType), itemCount, items]
-        slot.properties = [attribute("name", .stringAttributeType), owner]
+        shelf.properties = [MoodyModelInCode.attribute("name", .stringAttributeType, optional: true), itemCount, items]
+        slot.properties = [MoodyModelInCode.attribute("name", .stringAttributeType, optional: true), owner]
         let model = NSManagedObjectModel()
         model.entities = [shelf, slot]
         return model

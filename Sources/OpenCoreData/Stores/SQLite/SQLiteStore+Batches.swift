@@ -61,7 +61,7 @@ extension SQLiteStore {
         var members = [[PrefetchedMember]](repeating: [], count: objectIDs.count)
         let keys = Array(positionsByKey.keys)
         let sourceColumnIndex = Int32(3 + destinationTable.columns.count)
-        func read(cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot?) throws {
+        try RowCache.withCurrentRows(of: reusableRows) { cachedRow in
             var entities = RowEntityCache()
             var runKey: Int64?, runPosition = 0
             for start in stride(from: 0, to: keys.count, by: Self.keysPerStatement) {
@@ -79,11 +79,6 @@ extension SQLiteStore {
                     members[runPosition].append(PrefetchedMember(objectID: member, snapshot: snapshot))
                 }
             }
-        }
-        if let reusableRows {
-            try reusableRows.withCurrentRows { try read(cachedRow: $0) }
-        } else {
-            try read(cachedRow: { _, _ in nil })
         }
         // A source asked for twice (by two IDs of one row) gets the same members.
         for positions in positionsByKey.values where positions.count > 1 {

@@ -61,17 +61,9 @@ extension SQLiteStore: FetchingStore {
         // The rows go straight into the result's two arrays (no array of pairs to copy from afterwards).
         var objectIDs: [NSManagedObjectID] = [], snapshots: [ObjectSnapshot] = []
         var entities = RowEntityCache()
-        if let reusableRows = request.reusableRows, request.wantsSnapshots {
-            try reusableRows.withCurrentRows { cachedRow in
-                while try statement.step() {
-                    guard let (objectID, snapshot) = try decodeRow(statement, table: table, entities: &entities, cachedRow: cachedRow) else { continue }
-                    objectIDs.append(objectID)
-                    snapshots.append(snapshot)
-                }
-            }
-        } else {
+        try RowCache.withCurrentRows(of: request.wantsSnapshots ? request.reusableRows : nil) { cachedRow in
             while try statement.step() {
-                guard let (objectID, snapshot) = try decodeRow(statement, table: table, entities: &entities) else { continue }
+                guard let (objectID, snapshot) = try decodeRow(statement, table: table, entities: &entities, cachedRow: cachedRow) else { continue }
                 objectIDs.append(objectID)
                 snapshots.append(snapshot)
             }
