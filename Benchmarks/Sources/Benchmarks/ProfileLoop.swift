@@ -68,6 +68,11 @@ enum ProfileLoop {
                 _ = try stack.fetchAll(asFaults: false)
                 seconds.append(try time { try stack.batchUpdate() })
             }
+        case "batchinsert":
+            for _ in 0..<repetitions {
+                seconds.append(try time { try stack.batchInsert(rows) })
+                try stack.batchDelete()
+            }
         case "delete":
             for _ in 0..<repetitions {
                 try stack.insert(rows)

@@ -110,7 +110,7 @@ extension FetchPlan {
             value = try expression.expressionValueThrowing(with: object, context: nil)
         }
         if let related = value as? NSManagedObject { value = related.objectID }
-        if value is NSNull { return nil }
+        if ValueConversion.isNull(value) { return nil }
         return value.map { Self.converted($0, to: column.resultType) }
     }
 
@@ -121,7 +121,7 @@ extension FetchPlan {
         for row in rows {
             var value = try argument.expressionValueThrowing(with: row, context: nil)
             if let related = value as? NSManagedObject { value = related.objectID }
-            if let value, !(value is NSNull) { values.append(value) }
+            if let value, !ValueConversion.isNull(value) { values.append(value) }
         }
         if name == "count:" { return NSNumber(value: values.count) }
         if values.isEmpty && name != "sum:" { return nil }

@@ -115,7 +115,7 @@ enum MergeResolution {
                 let values = policy == .overwriteMergePolicyType ? object.allPersistentValues() : object.changedValues()
                 for (key, value) in values where !(object.entity.propertiesByName[key]?.isTransient ?? true) {
                     guard target.entity.propertiesByName[key] != nil else { continue }
-                    target.setValue(value is NSNull ? nil : value, forKey: key)
+                    target.setValue(ValueConversion.isNull(value) ? nil : value, forKey: key)
                 }
             }
             context.discardInsertedDuplicate(object)

@@ -171,7 +171,7 @@ extension NSManagedObjectContext {
         for push in pushes {
             let object = self.object(with: currentID(for: push.objectID))
             if object._isDeleted { continue }
-            for (key, value) in push.attributes { object.setValue(value is NSNull ? nil : value, forKey: key) }
+            for (key, value) in push.attributes { object.setValue(ValueConversion.isNull(value) ? nil : value, forKey: key) }
             for (key, id) in push.toOne { object.setValue(id.map { self.object(with: currentID(for: $0)) }, forKey: key) }
             for (key, ids) in push.toMany {
                 let members = ids.map { self.object(with: currentID(for: $0)) }

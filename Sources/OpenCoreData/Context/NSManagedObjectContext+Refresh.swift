@@ -87,7 +87,7 @@ extension NSManagedObjectContext {
             let dirty = object.dirtyToManySlots
             guard (try? loadValues(into: object, failIfMissing: false)) == true else { return }
             for (key, value) in changes {
-                object.setPrimitiveValue(value is NSNull ? nil : value, forKey: key)
+                object.setPrimitiveValue(ValueConversion.isNull(value) ? nil : value, forKey: key)
             }
             object.dirtyToManySlots = dirty
         } else {

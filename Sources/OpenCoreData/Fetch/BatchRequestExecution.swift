@@ -61,13 +61,22 @@ enum BatchRequestExecution {
             defaults[slot] = TransformableValues.storedValue(from: value, attribute: layout.attributes[slot])
         }
         var rows: [[StoredValue]] = []
+        // Rows usually set the same keys in the same order: the last row's keys and slots are tried first, so a
+        // key is compared, not hashed into the entity's slot table.
+        var knownKeys: [(key: String, slot: Int, attribute: NSAttributeDescription)] = []
         func row(from pairs: some Sequence<(key: Any, value: Any)>) throws -> [StoredValue] {
             var row = defaults
-            for (key, value) in pairs {
-                guard let key = (key as? String) ?? (key as? NSString).map({ $0 as String }) else {
+            for (position, (key, value)) in pairs.enumerated() {
+                guard let key = (key as? String) ?? ValueConversion.object(key, as: NSString.self).map({ $0 as String }) else {
                     throw CoreDataError.make(NSCoreDataError, "\(name): dictionary keys must be attribute names (strings); got \(ValueConversion.typeName(key)) for entity '\(entity.name ?? "?")'")
                 }
-                let (slot, attribute) = try insertableAttribute(key, of: entity, name: name)
+                let slot: Int, attribute: NSAttributeDescription
+                if position < knownKeys.count, knownKeys[position].key == key {
+                    (slot, attribute) = (knownKeys[position].slot, knownKeys[position].attribute)
+                } else {
+                    (slot, attribute) = try insertableAttribute(key, of: entity, name: name)
+                    if position < knownKeys.count { knownKeys[position] = (key, slot, attribute) } else { knownKeys.append((key, slot, attribute)) }
+                }
                 row[slot] = try BatchValues.storedValue(value, for: attribute, request: name)
             }
             return row
@@ -76,14 +85,10 @@ enum BatchRequestExecution {
             rows.reserveCapacity(objects.count)
             for dictionary in objects { rows.append(try row(from: dictionary.lazy.map { (key: $0.key as Any, value: $0.value) })) }
         } else if let handler = request.dictionaryHandler {
-            var pairs: [(key: Any, value: Any)] = []
             while true {
-                let dictionary = NSMutableDictionary()
+                let dictionary = BatchInsertDictionary()
                 if handler(dictionary) { break }
-                // Enumerated in one pass (iterating an NSDictionary as a sequence looks each key up again).
-                pairs.removeAll(keepingCapacity: true)
-                dictionary.enumerateKeysAndObjects { key, value, _ in pairs.append((key, value)) }
-                rows.append(try row(from: pairs))
+                rows.append(try row(from: dictionary.entries.lazy.map { (key: $0.name ?? $0.key.base, value: $0.value) }))
             }
         } else if let handler = request.managedObjectHandler {
             let objectClass = ManagedObjectClassRegistry.managedObjectClass(for: entity)

@@ -96,7 +96,7 @@ open class NSEntityMigrationPolicy: NSObject {
     /// A value converted to an attribute type a lightweight migration can change it to (numbers ↔ strings,
     /// strings ↔ URIs); other values are returned as they are.
     static func converted(_ value: Any?, to type: NSAttributeType) -> Any? {
-        guard let value, !(value is NSNull) else { return nil }
+        guard let value, !ValueConversion.isNull(value) else { return nil }
         switch type {
         case .stringAttributeType:
             if let url = value as? URL { return url.absoluteString }

@@ -163,7 +163,7 @@ extension NSManagedObject {
     /// maintenance nor undo registration happens (the undo of an event restores every object it touched).
     func restoreValueForUndo(_ value: Any, forKey key: String) {
         fireFaultIfNeeded()
-        let newValue: Any? = value is NSNull ? nil : value
+        let newValue: Any? = ValueConversion.isNull(value) ? nil : value
         switch slot(for: key) {
         case .attribute:
             setPrimitiveValue(newValue, forKey: key)

@@ -68,7 +68,7 @@ extension NSManagedObject {
         switch slot(for: key) {
         case .attribute(let index, let attribute):
             if attribute.attributeType == .transformableAttributeType {
-                transformedValues[index] = value is NSNull ? nil : value
+                transformedValues[index] = ValueConversion.isNull(value) ? nil : value
                 attributeValues[index] = .null  // the data is produced at save
                 return
             }
@@ -146,7 +146,7 @@ extension NSManagedObject {
 
     /// A to-one value from what KVC was given.
     func toOneValue(from value: Any?, relationship: NSRelationshipDescription, key: String) -> ToOneValue {
-        guard let value, !(value is NSNull) else { return .none }
+        guard let value, !ValueConversion.isNull(value) else { return .none }
         guard let object = value as? NSManagedObject else {
             preconditionFailure("Unacceptable type of value for to-one relationship: property = \"\(key)\"; desired type = \(relationship.destinationEntity?.name ?? "?"); given type = \(ValueConversion.typeName(value)) (entity \(entity.name ?? "?")).")
         }
@@ -156,7 +156,7 @@ extension NSManagedObject {
 
     /// The objects of a to-many value from what KVC was given.
     func members(from value: Any?, relationship: NSRelationshipDescription, key: String) -> [NSManagedObject] {
-        guard let value, !(value is NSNull) else { return [] }
+        guard let value, !ValueConversion.isNull(value) else { return [] }
         let elements: [Any]
         switch value {
         case let set as NSSet: elements = set.allObjects

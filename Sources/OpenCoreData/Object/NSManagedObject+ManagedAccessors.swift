@@ -161,7 +161,7 @@ extension NSManagedObject {
     /// A KVC value cast to `Value`: `nil` for optionals, Foundation collections bridged to Swift ones.
     static func cast<Value>(_ value: Any?, to type: Value.Type, key: String, entity: NSEntityDescription) -> Value {
         if let value, let cast = value as? Value { return cast }
-        if value == nil || value is NSNull, let optional = Value.self as? OptionalValue.Type, let none = optional.none_ as? Value {
+        if value == nil || ValueConversion.isNull(value), let optional = Value.self as? OptionalValue.Type, let none = optional.none_ as? Value {
             return none
         }
         if let value, let optional = Value.self as? OptionalValue.Type, let wrapped = optional.wrapping(value) as? Value {

@@ -22,17 +22,17 @@ enum TransformableValues {
         guard case .data(let data) = stored else { return nil }
         let (transformer, reversed) = transformer(for: attribute)
         let object = reversed ? transformer.transformedValue(data) : transformer.reverseTransformedValue(data)
-        return object is NSNull ? nil : object
+        return ValueConversion.isNull(object) ? nil : object
     }
 
     /// The stored data for an object.
     static func storedValue(from object: Any?, attribute: NSAttributeDescription) -> StoredValue {
-        guard let object, !(object is NSNull) else { return .null }
+        guard let object, !ValueConversion.isNull(object) else { return .null }
         let (transformer, reversed) = transformer(for: attribute)
         let result = reversed ? transformer.reverseTransformedValue(object) : transformer.transformedValue(object)
         if let data = result as? Data { return .data(data) }
         if let data = result as? NSData { return .data(Data(referencing: data)) }
-        if result == nil || result is NSNull { return .null }
+        if result == nil || ValueConversion.isNull(result) { return .null }
         preconditionFailure("The value transformer of transformable attribute '\(attribute.name)' returned \(ValueConversion.typeName(result)), not Data.")
     }
 }

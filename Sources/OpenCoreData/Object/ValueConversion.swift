@@ -4,7 +4,7 @@ enum ValueConversion {
     /// The stored form of `value` for `attribute`, or `nil` if `value` is of the wrong kind.
     /// `nil` and `NSNull` become `.null`. Transformable attributes are handled by the caller.
     static func storedValue(fromKVC value: Any?, for attribute: NSAttributeDescription) -> StoredValue? {
-        guard let value, !(value is NSNull) else { return .null }
+        guard let value, !ValueConversion.isNull(value) else { return .null }
         switch attribute.attributeType {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
             return integer(value).map { .integer(clamp($0, to: attribute.attributeType)) }
@@ -17,17 +17,17 @@ enum ValueConversion {
         case .decimalAttributeType:
             return decimal(value).map { .decimal($0) }
         case .stringAttributeType:
+            if let string = object(value, as: NSString.self) { return .text(string as String) }
             if let string = value as? String { return .text(string) }
-            if let string = value as? NSString { return .text(string as String) }
             return nil
         case .dateAttributeType:
+            if let date = object(value, as: NSDate.self) { return .date(Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)) }
             if let date = value as? Date { return .date(date) }
-            if let date = value as? NSDate { return .date(Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)) }
             return nil
         case .binaryDataAttributeType:
             // A Swift `Data` as itself; an `NSData` copied in one go (the bridging cast copies byte by byte on Linux).
             if type(of: value) == Data.self, let data = value as? Data { return .data(data) }
-            if let data = value as? NSData { return .data(data.length == 0 ? Data() : Data(bytes: data.bytes, count: data.length)) }
+            if let data = object(value, as: NSData.self) { return .data(data.length == 0 ? Data() : Data(bytes: data.bytes, count: data.length)) }
             if let data = value as? Data { return .data(data) }
             if let bytes = value as? [UInt8] { return .data(Data(bytes)) }
             return nil
@@ -79,6 +79,11 @@ enum ValueConversion {
 
     /// An integer from any Swift integer, floating-point number, `Bool`, `NSNumber` or `Decimal`.
     static func integer(_ value: Any) -> Int64? {
+        if let number = object(value, as: NSNumber.self) {
+            // A floating-point number is truncated and range-checked as a `Double` is.
+            let type = number.objCType.pointee
+            return type == CChar(UInt8(ascii: "d")) || type == CChar(UInt8(ascii: "f")) ? integer(number.doubleValue) : number.int64Value
+        }
         switch value {
         case let value as Int: return Int64(value)
         case let value as Int64: return value
@@ -99,8 +104,26 @@ enum ValueConversion {
         }
     }
 
+    /// Whether `value` is `NSNull` (`nil` is not). A type test: on Linux `value is NSNull` first bridges a Swift
+    /// value such as a `String` or an `Int` to a new Foundation object.
+    @inline(__always)
+    static func isNull(_ value: Any?) -> Bool {
+        guard let value else { return false }
+        return type(of: value) is NSNull.Type
+    }
+
+    /// `value` when it is an instance of the class `Class` (or of a subclass); `nil` for Swift values, without
+    /// trying the bridging casts (`as? NSNumber` on an `Int` would make an `NSNumber`, `as? Int` on an `NSNumber`
+    /// searches the protocol conformances), which are slow on Linux.
+    @inline(__always)
+    static func object<Class: AnyObject>(_ value: Any, as _: Class.Type) -> Class? {
+        guard type(of: value) is Class.Type else { return nil }
+        return value as? Class
+    }
+
     /// A double from any Swift number, `Bool`, `NSNumber` or `Decimal`.
     static func real(_ value: Any) -> Double? {
+        if let number = object(value, as: NSNumber.self) { return number.doubleValue }
         switch value {
         case let value as Double: return value
         case let value as Float: return Double(value)

@@ -27,7 +27,7 @@ open class NSAtomicStoreCacheNode: NSObject, @unchecked Sendable {
 
     /// The value of a property (nil when the node has none).
     open func value(forKey key: String) -> Any? {
-        guard let value = propertyCache?[key], !(value is NSNull) else { return nil }
+        guard let value = propertyCache?[key], !ValueConversion.isNull(value) else { return nil }
         return value
     }
 

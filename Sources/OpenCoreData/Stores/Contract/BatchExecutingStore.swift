@@ -201,7 +201,7 @@ enum BatchValues {
     /// The stored form of `value` for `attribute` (transformable values through their transformer); throws
     /// `NSManagedObjectValidationError` (1550) for a value of the wrong type.
     static func storedValue(_ value: Any?, for attribute: NSAttributeDescription, request: String) throws -> StoredValue {
-        if value == nil || value is NSNull { return .null }
+        if value == nil || ValueConversion.isNull(value) { return .null }
         if attribute.attributeType == .transformableAttributeType {
             return TransformableValues.storedValue(from: value, attribute: attribute)
         }

@@ -43,7 +43,7 @@ extension NSIncrementalStore: FetchingStore {
         for (slot, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
             let value = node.value(for: attribute)
             if attribute.attributeType == .transformableAttributeType {
-                snapshot.attributes[slot] = TransformableValues.storedValue(from: value is NSNull ? nil : value, attribute: attribute)
+                snapshot.attributes[slot] = TransformableValues.storedValue(from: ValueConversion.isNull(value) ? nil : value, attribute: attribute)
             } else {
                 snapshot.attributes[slot] = ValueConversion.storedValue(fromKVC: value, for: attribute) ?? .null
             }

@@ -24,7 +24,7 @@ extension SQLiteStore {
         return try inBatchTransaction { createdFiles, obsoleteFiles in
             var outcome = StoreBatchOutcome()
             outcome.objectIDs.reserveCapacity(request.rows.count)
-            var touched = Set<NSManagedObjectID>()
+            var touched = Set<NSManagedObjectID>(minimumCapacity: request.rows.count)
             let firstKey = try firstFreePrimaryKey(rootNumber: rootNumber, table: table)
             var nextKey = firstKey
             let insert = try connection.cachedStatement(insertSQL)

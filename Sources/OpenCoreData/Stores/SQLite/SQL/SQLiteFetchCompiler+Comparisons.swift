@@ -50,7 +50,7 @@ extension SQLiteFetchCompiler {
         case (_, .constant(let value)):
             let condition = try compare(left, type, constant: value, options: options)
             if case .value(let sql, _, _) = left, let alias = nilAggregates[sql] {
-                return "(CASE WHEN \(alias).Z_PK IS NULL THEN \(type == .notEqualTo && !(value == nil || value is NSNull) ? 1 : 0) ELSE \(condition) END)"
+                return "(CASE WHEN \(alias).Z_PK IS NULL THEN \(type == .notEqualTo && !(value == nil || ValueConversion.isNull(value)) ? 1 : 0) ELSE \(condition) END)"
             }
             return condition
         case (.key(let a, _), .key(let b, _)):
@@ -153,7 +153,7 @@ extension SQLiteFetchCompiler {
         func bind(_ constant: Any?) throws -> String {
             try self.bind(constant, attribute: attribute, type: valueType, keyRoot: keyRoot)
         }
-        let isNull = value == nil || value is NSNull
+        let isNull = value == nil || ValueConversion.isNull(value)
         switch type {
         case .equalTo where isNull: return "\(sql) IS NULL"
         case .notEqualTo where isNull: return "\(sql) IS NOT NULL"
@@ -170,7 +170,7 @@ extension SQLiteFetchCompiler {
             guard let elements = Self.elements(value) else {
                 throw Untranslatable(reason: "IN with a non-collection")
             }
-            let nonNull = elements.filter { !($0 is NSNull) }
+            let nonNull = elements.filter { !ValueConversion.isNull($0) }
             let nullClause = nonNull.count < elements.count ? " OR \(sql) IS NULL" : ""
             guard !nonNull.isEmpty else { return nullClause.isEmpty ? "0" : "\(sql) IS NULL" }
             if !folding.isEmpty {
