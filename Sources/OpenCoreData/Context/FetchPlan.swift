@@ -195,9 +195,15 @@ struct FetchPlan {
     func results() throws -> [Any] {
         if resultType.contains(.countResultType) { return [NSNumber(value: try count())] }
         if resultType.contains(.dictionaryResultType) { return try dictionaryResults() }
-        let realizing = !isBatched && !returnsObjectsAsFaults && includesPropertyValues && !resultType.contains(.managedObjectIDResultType)
+        if resultType.contains(.managedObjectIDResultType) { return try matchingObjects(realizing: false).map(\.objectID) }
+        return try objectResults()
+    }
+
+    /// The managed objects of a request whose result type is `.managedObjectResultType`: faults or realized,
+    /// batched and prefetched as the request says.
+    func objectResults() throws -> [NSManagedObject] {
+        let realizing = !isBatched && !returnsObjectsAsFaults && includesPropertyValues
         let objects = try matchingObjects(realizing: realizing)
-        if resultType.contains(.managedObjectIDResultType) { return objects.map(\.objectID) }
         if isBatched {
             registerFaultBatches(objects)
         } else if !returnsObjectsAsFaults && includesPropertyValues {

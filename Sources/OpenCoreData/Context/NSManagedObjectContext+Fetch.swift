@@ -15,6 +15,9 @@ extension NSManagedObjectContext {
     /// ```
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
         checkConfinement()
+        if T.self is NSManagedObject.Type, request.resultType == .managedObjectResultType {
+            return try FetchPlan(request: request, context: self).objectResults().cast(to: T.self)
+        }
         return try executeFetch(request).map { result in
             guard let typed = result as? T else {
                 preconditionFailure("The fetch request's results (\(ValueConversion.typeName(result))) are not \(T.self); check its resultType and generic type.")
@@ -82,3 +85,23 @@ extension NSManagedObject {
     }
 }
 
+
+extension Array where Element == NSManagedObject {
+    /// The objects as an array of `T`, a managed object class, without copying: an array of class references has
+    /// the same representation whatever the class, once every element is known to be a `T` (checked once per
+    /// class met, not cast and retained element by element).
+    func cast<T>(to _: T.Type) -> [T] {
+        withUnsafeBufferPointer { objects in
+            var checked: ObjectIdentifier?
+            for index in objects.indices {
+                let objectClass = type(of: objects[index])
+                guard ObjectIdentifier(objectClass) != checked else { continue }
+                guard objectClass is T.Type else {
+                    preconditionFailure("The fetch request's results (\(objectClass)) are not \(T.self); check its resultType and generic type.")
+                }
+                checked = ObjectIdentifier(objectClass)
+            }
+        }
+        return unsafeBitCast(self, to: [T].self)
+    }
+}

@@ -17,46 +17,65 @@ import Foundation
 /// }
 /// ```
 final class BatchInsertDictionary: NSMutableDictionary {
-    /// The entries in the order their keys were first set; `name` is the key as a Swift string when it is one.
-    private(set) var entries: [(key: AnyHashable, name: String?, value: Any)] = []
-    /// Positions by key, built once the dictionary is too large for a linear search.
+    /// The keys in the order they were first set, as given; ``names`` holds each as a Swift string when it is one
+    /// (a `String` or an `NSString`), and ``values`` their values. Three arrays: a search compares names only.
+    private(set) var keys: [AnyHashable] = []
+    private(set) var names: [String?] = []
+    private(set) var values: [Any] = []
+    /// Positions by key (a name as a `String`), built once the dictionary is too large for a linear search.
     private var positions: [AnyHashable: Int]?
     private static let linearSearchLimit = 16
 
-    override var count: Int { entries.count }
+    /// The entries as (key, value) pairs, a key that is a string as a Swift `String`.
+    var entries: some Sequence<(key: Any, value: Any)> {
+        zip(names.indices, values).lazy.map { [keys, names] index, value in (key: names[index] ?? keys[index].base, value: value) }
+    }
+
+    override var count: Int { keys.count }
 
     override func object(forKey aKey: Any) -> Any? {
-        position(of: aKey).map { entries[$0].value }
+        position(of: aKey).map { values[$0] }
     }
 
     override func keyEnumerator() -> NSEnumerator {
-        NSArray(array: entries.map { $0.name.map { NSString(string: $0) as Any } ?? $0.key.base }).objectEnumerator()
+        NSArray(array: zip(keys, names).map { key, name in name.map { NSString(string: $0) as Any } ?? key.base }).objectEnumerator()
     }
 
     override func setObject(_ anObject: Any, forKey aKey: AnyHashable) {
         if let position = position(of: aKey.base) {
-            entries[position].value = anObject
+            values[position] = anObject
             return
         }
         let name = Self.name(of: aKey.base)
         let key = name.map(AnyHashable.init) ?? aKey
-        entries.append((key, name, anObject))
+        keys.append(key)
+        names.append(name)
+        values.append(anObject)
         if positions != nil {
-            positions?[key] = entries.count - 1
-        } else if entries.count > Self.linearSearchLimit {
-            positions = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.key, $0) })
+            positions?[key] = keys.count - 1
+        } else if keys.count > Self.linearSearchLimit {
+            indexPositions()
         }
     }
 
     override func removeObject(forKey aKey: Any) {
         guard let position = position(of: aKey) else { return }
-        entries.remove(at: position)
-        positions = entries.count > Self.linearSearchLimit ? Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.key, $0) }) : nil
+        keys.remove(at: position)
+        names.remove(at: position)
+        values.remove(at: position)
+        positions = nil
+        if keys.count > Self.linearSearchLimit { indexPositions() }
     }
 
     override func removeAllObjects() {
-        entries.removeAll()
+        keys.removeAll()
+        names.removeAll()
+        values.removeAll()
         positions = nil
+    }
+
+    private func indexPositions() {
+        positions = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
     }
 
     /// Where `key` is among the entries. String keys match whether given as `String` or `NSString` (also inside an
@@ -64,11 +83,11 @@ final class BatchInsertDictionary: NSMutableDictionary {
     private func position(of key: Any) -> Int? {
         if let name = Self.name(of: key) {
             if let positions { return positions[AnyHashable(name)] }
-            return entries.firstIndex { $0.name == name }
+            return names.firstIndex { $0 == name }
         }
         guard let key = key as? AnyHashable else { return nil }
         if let positions { return positions[key] }
-        return entries.firstIndex { $0.name == nil && $0.key == key }
+        return keys.indices.first { names[$0] == nil && keys[$0] == key }
     }
 
     /// `key` as a Swift string, when it is a `String` or an `NSString`.

@@ -88,7 +88,7 @@ enum BatchRequestExecution {
             while true {
                 let dictionary = BatchInsertDictionary()
                 if handler(dictionary) { break }
-                rows.append(try row(from: dictionary.entries.lazy.map { (key: $0.name ?? $0.key.base, value: $0.value) }))
+                rows.append(try row(from: dictionary.entries))
             }
         } else if let handler = request.managedObjectHandler {
             let objectClass = ManagedObjectClassRegistry.managedObjectClass(for: entity)

@@ -144,10 +144,17 @@ extension SQLiteStore: BatchExecutingStore {
         var changed = Set<NSManagedObjectID>()
         var derivedByEntity: [ObjectIdentifier: [(Int, NSDerivedAttributeDescription)]] = [:]
         let views = RowViews(store: self)
+        var last: (entity: NSEntityDescription, derived: [(Int, NSDerivedAttributeDescription)])?
         for objectID in objectIDs {
-            let key = ObjectIdentifier(objectID.entity)
-            let derived = derivedByEntity[key] ?? DerivedAttributes.slots(of: objectID.entity).filter { !schema.isTriggerMaintained($0.1) }
-            derivedByEntity[key] = derived
+            let derived: [(Int, NSDerivedAttributeDescription)]
+            if let last, last.entity === objectID.entity {   // rows usually come entity by entity
+                derived = last.derived
+            } else {
+                let key = ObjectIdentifier(objectID.entity)
+                derived = derivedByEntity[key] ?? DerivedAttributes.slots(of: objectID.entity).filter { !schema.isTriggerMaintained($0.1) }
+                derivedByEntity[key] = derived
+                last = (objectID.entity, derived)
+            }
             guard !derived.isEmpty, let primaryKey = objectID.primaryKey else { continue }
             let mapping = schema.mapping(for: objectID.entity)
             for (slot, attribute) in derived {
