@@ -90,7 +90,9 @@ extension FetchPlan {
                 try store.prefetchMembers(of: group.map(\.objectID), through: relationship, reusableRows: rowCache)
             }
             let count = members.reduce(0) { $0 + $1.count }
-            rowCache.store(members.lazy.joined().compactMap { member in member.snapshot.map { (member.objectID, $0) } }, expectedCount: count)
+            if !store.recordsFetchedRows {
+                rowCache.store(members.lazy.joined().compactMap { member in member.snapshot.map { (member.objectID, $0) } }, expectedCount: count)
+            }
             context.registry.reserveCapacity(context.registry.count + count)
             reached.reserveCapacity(reached.count + count)
             for (source, sourceMembers) in zip(group, members) {

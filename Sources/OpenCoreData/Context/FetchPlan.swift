@@ -114,9 +114,11 @@ struct FetchPlan {
         for store in stores() {
             let result = try coordinator.withLock(for: context) { try store.fetch(request) }
             guard var combined = rows else {
-                rows = FetchedRows(objectIDs: result.objectIDs, snapshots: result.snapshots)   // one store: its arrays as they are
+                // One store: its arrays as they are.
+                rows = FetchedRows(objectIDs: result.objectIDs, snapshots: result.snapshots, recorded: store.recordsFetchedRows)
                 continue
             }
+            combined.recorded = combined.recorded && store.recordsFetchedRows
             combined.objectIDs += result.objectIDs
             if let snapshots = result.snapshots, combined.snapshots != nil { combined.snapshots! += snapshots } else { combined.snapshots = nil }
             rows = combined
@@ -136,7 +138,8 @@ struct FetchPlan {
     }
 
     /// The matching objects, in order, limited. With `realizing`, objects that are faults take the values the
-    /// fetch read (as firing them would, without a second look-up in the row cache).
+    /// fetch read (as firing them would, without a second look-up in the row cache), or are fired when the store
+    /// returned no values.
     func matchingObjects(limited: Bool = true, realizing: Bool = false) throws -> [NSManagedObject] {
         let (changed, deleted) = pendingObjects()
         let merging = !changed.isEmpty || !deleted.isEmpty
@@ -148,7 +151,7 @@ struct FetchPlan {
         // One store's rows are distinct objects; only merged or multi-store results need de-duplicating.
         let deduplicating = merging || multipleStores || context._parent != nil || !context.replacedTemporaryIDs.isEmpty
         var included = Set<ObjectIdentifier>()
-        if let snapshots = rows.snapshots {
+        if let snapshots = rows.snapshots, !rows.recorded {
             context.readRowCache(coordinator).store(zip(rows.objectIDs, snapshots), expectedCount: snapshots.count)
         }
         context.registry.reserveCapacity(context.registry.count + rows.objectIDs.count)
@@ -164,7 +167,11 @@ struct FetchPlan {
                 object.apply(snapshot)
                 context.eventChanges.refreshed.insert(object)
             }
-            if !deduplicating || included.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
+            if !deduplicating || included.insert(ObjectIdentifier(object)).inserted {
+                // A row the store returned without its values (a fault) is read now.
+                if realizing, object._isFault { context.fireFault(object) }
+                objects.append(object)
+            }
         }
         if merging {
             for object in changed where !included.contains(ObjectIdentifier(object)) {
@@ -204,11 +211,7 @@ struct FetchPlan {
     func objectResults() throws -> [NSManagedObject] {
         let realizing = !isBatched && !returnsObjectsAsFaults && includesPropertyValues
         let objects = try matchingObjects(realizing: realizing)
-        if isBatched {
-            registerFaultBatches(objects)
-        } else if !returnsObjectsAsFaults && includesPropertyValues {
-            for object in objects where object._isFault { context.fireFault(object) }
-        }
+        if isBatched { registerFaultBatches(objects) }
         if !relationshipKeyPathsForPrefetching.isEmpty { try prefetch(objects) }
         return objects
     }
@@ -235,4 +238,6 @@ struct FetchPlan {
 struct FetchedRows {
     var objectIDs: [NSManagedObjectID]
     var snapshots: [ObjectSnapshot]?
+    /// Whether the stores recorded the rows in the row cache already.
+    var recorded = false
 }

@@ -28,6 +28,15 @@ final class RowCache: Sendable {
             entry.generation >= firstCurrentGeneration(of: hierarchy)
         }
 
+        /// The rows of `hierarchy`, taken out (so that they can be changed in place; put them back) without the
+        /// stale ones: rows are about to be added to a hierarchy a batch request made stale, and rows of other keys
+        /// would never replace its stale rows (the cache would grow with every batch delete and insert).
+        mutating func takeRows(of hierarchy: ObjectIdentifier) -> [ObjectIDKey: Entry] {
+            let hierarchyRows = rows.removeValue(forKey: hierarchy) ?? [:]
+            guard let staleUpTo = invalidated.removeValue(forKey: hierarchy) else { return hierarchyRows }
+            return hierarchyRows.filter { $0.value.generation > staleUpTo }
+        }
+
         /// Calls `record` with the cache slot of each row (one hash look-up per row): a run of rows of one hierarchy
         /// works on that hierarchy's dictionary, taken out once (and sized for `expectedCount` rows when new).
         mutating func update<Rows: Sequence<(NSManagedObjectID, ObjectSnapshot)>>(
@@ -37,12 +46,7 @@ final class RowCache: Sendable {
             var next = iterator.next()
             while let first = next {
                 let hierarchy = RowCache.hierarchy(of: first.0)
-                var hierarchyRows = rows.removeValue(forKey: hierarchy) ?? [:]
-                if let staleUpTo = invalidated.removeValue(forKey: hierarchy) {
-                    // Rows are added to a hierarchy a batch request made stale: its stale rows go now (rows of other
-                    // keys would never replace them, and the cache would grow with every batch delete and insert).
-                    hierarchyRows = hierarchyRows.filter { $0.value.generation > staleUpTo }
-                }
+                var hierarchyRows = takeRows(of: hierarchy)
                 if hierarchyRows.capacity < expectedCount { hierarchyRows.reserveCapacity(expectedCount) }
                 while let (objectID, snapshot) = next, RowCache.hierarchy(of: objectID) == hierarchy {
                     record(&hierarchyRows[ObjectIDKey(objectID)], snapshot)
@@ -67,30 +71,56 @@ final class RowCache: Sendable {
         }
     }
 
-    /// `cache.withCurrentRows(body)`, or `body` with a look-up that finds nothing when there is no cache.
-    static func withCurrentRows<R>(of cache: RowCache?, _ body: (_ cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot?) throws -> R) rethrows -> R {
-        guard let cache else { return try body { _, _ in nil } }
-        return try cache.withCurrentRows(body)
+    /// ``passingRows(_:)`` of `cache`; without a cache, no row is found and none recorded.
+    static func passingRows<R>(through cache: RowCache?, _ body: (_ cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot?,
+                                                            _ record: (NSManagedObjectID, ObjectSnapshot) -> Void) throws -> R) rethrows -> R {
+        guard let cache else { return try body({ _, _ in nil }, { _, _ in }) }
+        return try cache.passingRows(body)
     }
 
-    /// Runs `body` (a store's fetch loop) with the cache locked and a look-up of the current cached row of an
-    /// object ID with a given version, so that rows the store already delivered are not decoded again.
-    func withCurrentRows<R>(_ body: (_ cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot?) throws -> R) rethrows -> R {
-        try state.withLock { state in
+    /// Runs `body` (a store's fetch loop) with the cache locked, so that the rows pass through it as they are read,
+    /// one hash look-up each: `cachedRow` hands out the current cached row of an object ID when it has the stored
+    /// version (and marks it as read: a row the store already delivered is not decoded again), `record` keeps a row
+    /// the store decoded, as ``store(_:expectedCount:)`` would.
+    func passingRows<R>(_ body: (_ cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot?,
+                                 _ record: (NSManagedObjectID, ObjectSnapshot) -> Void) throws -> R) rethrows -> R {
+        let now = ContinuousClock.now
+        return try state.withLock { state in
+            let generation = state.generation
+            // The current hierarchy's rows, out of `state` while the loop works on them.
             var hierarchy: ObjectIdentifier?
-            var hierarchyRows: [ObjectIDKey: Entry]?
-            var currentFrom: UInt64 = 0
-            return try body { objectID, version in
-                let rowHierarchy = Self.hierarchy(of: objectID)
-                if rowHierarchy != hierarchy {
-                    hierarchy = rowHierarchy
-                    hierarchyRows = state.rows[rowHierarchy]
-                    currentFrom = state.firstCurrentGeneration(of: rowHierarchy)
-                }
-                guard let entry = hierarchyRows?[ObjectIDKey(objectID)], entry.generation >= currentFrom, entry.snapshot.version == version else { return nil }
-                return entry.snapshot
+            var hierarchyRows: [ObjectIDKey: Entry] = [:]
+            func switchTo(_ rowHierarchy: ObjectIdentifier) {
+                guard rowHierarchy != hierarchy else { return }
+                if let hierarchy { state.rows[hierarchy] = hierarchyRows }
+                hierarchy = rowHierarchy
+                hierarchyRows = state.takeRows(of: rowHierarchy)
+            }
+            defer { if let hierarchy { state.rows[hierarchy] = hierarchyRows } }
+            return try body({ objectID, version in
+                switchTo(Self.hierarchy(of: objectID))
+                guard let index = hierarchyRows.index(forKey: ObjectIDKey(objectID)), hierarchyRows.values[index].snapshot.version == version else { return nil }
+                hierarchyRows.values[index].fetched = now
+                return hierarchyRows.values[index].snapshot
+            }, { objectID, snapshot in
+                switchTo(Self.hierarchy(of: objectID))
+                Self.record(snapshot, in: &hierarchyRows[ObjectIDKey(objectID)], now: now, generation: generation)
+            })
+        }
+    }
+
+    /// Keeps a row read from a store in its cache slot: a newer cached row stays; one of the same version is
+    /// replaced (only SQLite's versions identify a row's content), unless it is the cached row itself, reused by
+    /// the store: that one is only marked as read.
+    private static func record(_ snapshot: ObjectSnapshot, in entry: inout Entry?, now: ContinuousClock.Instant, generation: UInt64) {
+        if let version = entry?.snapshot.version, version >= snapshot.version {
+            if version > snapshot.version { return }
+            if entry!.snapshot.sharesValues(with: snapshot) {
+                entry!.fetched = now
+                return
             }
         }
+        entry = Entry(snapshot: snapshot, fetched: now, generation: generation)
     }
 
     /// Records rows a fetch or fault produced (a newer version replaces an older one).
@@ -104,16 +134,7 @@ final class RowCache: Sendable {
         state.withLock { state in
             let generation = state.generation
             state.update(snapshots, expectedCount: expectedCount) { entry, snapshot in
-                // A newer row stays. One of the same version is replaced (only SQLite's versions identify a row's
-                // content), unless it is the cached row itself, reused by the store: that one is only marked as read.
-                if let version = entry?.snapshot.version, version >= snapshot.version {
-                    if version > snapshot.version { return }
-                    if entry!.snapshot.sharesValues(with: snapshot) {
-                        entry!.fetched = now
-                        return
-                    }
-                }
-                entry = Entry(snapshot: snapshot, fetched: now, generation: generation)
+                Self.record(snapshot, in: &entry, now: now, generation: generation)
             }
         }
     }

@@ -185,4 +185,27 @@ import Testing
         #expect(cache.snapshot(for: id(item, 101))?.attributes[0] == .text("new"))
         #expect(cache.snapshot(for: id(product, 1)) != nil, "other hierarchies keep their rows")
     }
+
+    @Test func rowsPassingThroughTheCacheFollowTheSameRules() {
+        let cache = RowCache()
+        cache.store((1...100).map { (id(item, $0), row("r\($0)", version: 1, of: item)) })
+        cache.removeRows(ofHierarchiesOf: [item])
+        let stale = cache.passingRows { cachedRow, record in
+            defer { record(id(item, 1), row("fresh", version: 1, of: item)) }
+            return cachedRow(id(item, 1), 1)
+        }
+        #expect(stale == nil, "a stale row is not handed out, though its version matches")
+        #expect(cache.heldCount == 1, "the hierarchy's stale rows went when a row passed through it")
+        #expect(cache.snapshot(for: id(item, 1))?.attributes[0] == .text("fresh"))
+        let (sameVersion, otherVersion) = cache.passingRows { cachedRow, _ in (cachedRow(id(item, 1), 1), cachedRow(id(item, 1), 2)) }
+        #expect(sameVersion?.attributes[0] == .text("fresh"))
+        #expect(otherVersion == nil, "a row of another version is read from the store")
+        cache.passingRows { _, record in
+            record(id(item, 1), row("older", version: 0, of: item))
+            record(id(product, 1), row("p", version: 1, of: product))
+        }
+        #expect(cache.snapshot(for: id(item, 1))?.attributes[0] == .text("fresh"), "a newer cached row stays")
+        #expect(cache.snapshot(for: id(product, 1))?.attributes[0] == .text("p"), "rows of several hierarchies are recorded")
+        #expect(cache.count == 2)
+    }
 }

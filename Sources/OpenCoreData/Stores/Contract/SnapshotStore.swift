@@ -21,6 +21,10 @@ protocol SnapshotStore: NSPersistentStore {
     /// The rows of several objects at once (batch faulting, prefetching); rows that no longer exist are absent.
     func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: ObjectSnapshot]
 
+    /// Whether the rows a fetch or prefetch returns are already recorded in the request's `reusableRows` (the store
+    /// passes them through the row cache as it reads them), so the caller need not record them again.
+    var recordsFetchedRows: Bool { get }
+
     /// The members of a to-many relationship of several objects at once (prefetching): for each of `objectIDs`, in
     /// the same order, its members (in order for ordered relationships) with their rows. A row of `reusableRows`
     /// with the stored row's version may be returned instead of decoding the row again.
@@ -36,6 +40,8 @@ protocol SnapshotStore: NSPersistentStore {
 }
 
 extension SnapshotStore {
+    var recordsFetchedRows: Bool { false }
+
     func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: ObjectSnapshot] {
         var result: [NSManagedObjectID: ObjectSnapshot] = [:]
         for objectID in objectIDs {

@@ -17,7 +17,8 @@ struct StoreFetchRequest {
     /// Whether only the count is wanted.
     var countOnly: Bool
     /// Rows the store may return instead of decoding a matching row again, when the cached row has the stored
-    /// row's version (`Z_OPT`; only the SQLite store, whose writers all advance it, uses this).
+    /// row's version (`Z_OPT`; only the SQLite store, whose writers all advance it, uses this). A store whose
+    /// ``SnapshotStore/recordsFetchedRows`` is true also records the rows it returns there.
     var reusableRows: RowCache? = nil
 }
 

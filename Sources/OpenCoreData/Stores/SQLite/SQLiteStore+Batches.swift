@@ -61,7 +61,7 @@ extension SQLiteStore {
         var members = [[PrefetchedMember]](repeating: [], count: objectIDs.count)
         let keys = Array(positionsByKey.keys)
         let sourceColumnIndex = Int32(3 + destinationTable.columns.count)
-        try RowCache.withCurrentRows(of: reusableRows) { cachedRow in
+        try RowCache.passingRows(through: reusableRows) { cachedRow, record in
             var entities = RowEntityCache()
             var runKey: Int64?, runPosition = 0
             for start in stride(from: 0, to: keys.count, by: Self.keysPerStatement) {
@@ -70,7 +70,7 @@ extension SQLiteStore {
                 defer { statement.reset() }
                 try statement.bind(chunk.map { .integer($0) })
                 while try statement.step() {
-                    guard let (member, snapshot) = try decodeRow(statement, table: destinationTable, entities: &entities, cachedRow: cachedRow) else { continue }
+                    guard let (member, snapshot) = try decodeRow(statement, table: destinationTable, entities: &entities, cachedRow: cachedRow, record: record) else { continue }
                     let key = statement.int64(at: sourceColumnIndex)
                     if key != runKey {
                         guard let position = positionsByKey[key]?.first else { continue }

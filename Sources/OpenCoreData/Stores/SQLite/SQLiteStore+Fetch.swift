@@ -1,4 +1,7 @@
 extension SQLiteStore: FetchingStore {
+    /// Fetches and prefetches pass their rows through the row cache as they read them (``RowCache/passingRows(_:)``).
+    var recordsFetchedRows: Bool { true }
+
     /// Runs a fetch as one SQL query; parts the compiler cannot translate are evaluated in memory on the candidate
     /// rows (logged at debug level), with the limit and offset applied after that filtering, so results are never
     /// wrong.
@@ -61,9 +64,9 @@ extension SQLiteStore: FetchingStore {
         // The rows go straight into the result's two arrays (no array of pairs to copy from afterwards).
         var objectIDs: [NSManagedObjectID] = [], snapshots: [ObjectSnapshot] = []
         var entities = RowEntityCache()
-        try RowCache.withCurrentRows(of: request.wantsSnapshots ? request.reusableRows : nil) { cachedRow in
+        try RowCache.passingRows(through: request.wantsSnapshots ? request.reusableRows : nil) { cachedRow, record in
             while try statement.step() {
-                guard let (objectID, snapshot) = try decodeRow(statement, table: table, entities: &entities, cachedRow: cachedRow) else { continue }
+                guard let (objectID, snapshot) = try decodeRow(statement, table: table, entities: &entities, cachedRow: cachedRow, record: record) else { continue }
                 objectIDs.append(objectID)
                 snapshots.append(snapshot)
             }

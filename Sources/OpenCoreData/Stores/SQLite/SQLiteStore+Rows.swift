@@ -14,9 +14,10 @@ extension SQLiteStore {
     /// `decodeRow` for a loop over rows: `entities` keeps the last row's entity, mapping and layout for the next.
     /// With `cachedRow`, a row whose version the row cache already holds is not decoded: the cached values are
     /// returned (entities with derived attributes are always decoded: Apple's triggers change those columns
-    /// without advancing `Z_OPT`).
+    /// without advancing `Z_OPT`). A decoded row is handed to `record` (``RowCache/passingRows(_:)``).
     func decodeRow(_ statement: SQLiteStatement, table: SQLiteSchema.EntityTable, offset: Int32 = 0, entities: inout RowEntityCache,
-                   cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot? = { _, _ in nil }) throws -> (NSManagedObjectID, ObjectSnapshot)? {
+                   cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot? = { _, _ in nil },
+                   record: (NSManagedObjectID, ObjectSnapshot) -> Void = { _, _ in }) throws -> (NSManagedObjectID, ObjectSnapshot)? {
         let primaryKey = statement.int64(at: offset)
         let entityNumber = Int(statement.int64(at: offset + 1))
         if entityNumber != entities.number || entities.table !== table {
@@ -51,7 +52,9 @@ extension SQLiteStore {
             }
             toOne[slot] = objectID(for: destinationEntity, primaryKey: key)
         }
-        return (rowID, ObjectSnapshot(attributes: attributes, toOne: toOne, version: version))
+        let snapshot = ObjectSnapshot(attributes: attributes, toOne: toOne, version: version)
+        record(rowID, snapshot)
+        return (rowID, snapshot)
     }
 
     /// An attribute's stored value from its column (external binary references resolved).
