@@ -195,8 +195,9 @@ extension NSManagedObjectContext {
         updatedSet.removeAll()
         deletedSet.removeAll()
         unpropagatedDeletes.removeAll()
-        for object in inserted + updated { releaseIfUnchanged(object) }
-        for object in inserted + updated + deleted { object.didSave() }
+        // (Each array on its own: concatenating them copied 100,000 references per save.)
+        for objects in [inserted, updated] { for object in objects { releaseIfUnchanged(object) } }
+        for objects in [inserted, updated, deleted] { for object in objects { object.didSave() } }
         let info: [AnyHashable: Any] = [
             NSInsertedObjectsKey: insertedObjects, NSUpdatedObjectsKey: updatedObjects, NSDeletedObjectsKey: deletedObjects,
         ]

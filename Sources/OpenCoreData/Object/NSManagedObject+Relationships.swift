@@ -132,7 +132,7 @@ extension NSManagedObject {
         case let members as RelationshipMembers:
             eventOldValues[key] = members.isOrdered ? NSOrderedSet(array: members.order) : NSSet(set: members.memberSet)
         case nil:
-            eventOldValues[key] = NSNull()
+            eventOldValues[key] = ValueConversion.null
         case let value?:
             eventOldValues[key] = value
         }

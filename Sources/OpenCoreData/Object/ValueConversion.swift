@@ -104,6 +104,10 @@ enum ValueConversion {
         }
     }
 
+    /// One `NSNull` for the values change tracking records as "was nil" (every set of a new object's property
+    /// records one; a new instance each time was an allocation per set).
+    static let null = NSNull()
+
     /// Whether `value` is `NSNull` (`nil` is not). A type test: on Linux `value is NSNull` first bridges a Swift
     /// value such as a `String` or an `Int` to a new Foundation object.
     @inline(__always)
