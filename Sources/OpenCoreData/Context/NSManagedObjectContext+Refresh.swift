@@ -42,7 +42,8 @@ extension NSManagedObjectContext {
     public func reset() {
         checkConfinement()
         advanceQueryGeneration()   // a pinned context moves to the current generation when it is reset
-        let invalidated = registry.values.map(\.objectID)
+        var invalidated: [NSManagedObjectID] = []
+        invalidated.reserveCapacity(registry.count)
         defer {
             // Observers (fetched results controllers, object observers) learn that every object is gone.
             if !invalidated.isEmpty {
@@ -51,6 +52,7 @@ extension NSManagedObjectContext {
             }
         }
         for object in registry.values {
+            invalidated.append(object._objectID)
             object.turnIntoFault()
             object._isInserted = false
             object._isDeleted = false

@@ -25,8 +25,11 @@ extension NSManagedObject {
                 return converted
             }
         case .toMany(let index, _):
-            if let setType = Value.self as? ManagedToManySet.Type, let set = setType.init(managedMembers: realizedMembers(at: index).objects) as? Value {
-                return set
+            if let setType = Value.self as? ManagedToManySet.Type {
+                // An unordered relationship's member set is read as it is (no intermediate array).
+                let members = realizedMembers(at: index)
+                let set = members.isOrdered ? setType.init(managedMembers: members.order) : setType.init(managedMembers: members.memberSet)
+                if let set = set as? Value { return set }
             }
         case .toOne, .fetched:
             break

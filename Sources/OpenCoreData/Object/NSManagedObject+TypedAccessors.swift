@@ -68,11 +68,11 @@ extension NSManagedObject {
 /// Swift sets of managed objects (`Set<Mood>`), which the generic `@Managed` getter builds straight from a
 /// to-many relationship's members instead of bridging an `NSSet` element by element.
 protocol ManagedToManySet {
-    init?(managedMembers: [NSManagedObject])
+    init?<Members: Collection<NSManagedObject>>(managedMembers: Members)
 }
 
 extension Set: ManagedToManySet where Element: NSManagedObject {
-    init?(managedMembers: [NSManagedObject]) {
+    init?<Members: Collection<NSManagedObject>>(managedMembers: Members) {
         self.init(minimumCapacity: managedMembers.count)
         for member in managedMembers {
             guard let typed = member as? Element else { return nil }
