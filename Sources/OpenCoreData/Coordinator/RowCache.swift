@@ -99,9 +99,14 @@ final class RowCache: Sendable {
             defer { if let hierarchy { state.rows[hierarchy] = hierarchyRows } }
             return try body({ objectID, version in
                 switchTo(Self.hierarchy(of: objectID))
-                guard let index = hierarchyRows.index(forKey: ObjectIDKey(objectID)), hierarchyRows.values[index].snapshot.version == version else { return nil }
-                hierarchyRows.values[index].fetched = now
-                return hierarchyRows.values[index].snapshot
+                guard let index = hierarchyRows.index(forKey: ObjectIDKey(objectID)) else { return nil }
+                // One in-place access to the entry (reading it through the subscript copied it, arrays retained).
+                func markRead(_ entry: inout Entry) -> ObjectSnapshot? {
+                    guard entry.snapshot.version == version else { return nil }
+                    entry.fetched = now
+                    return entry.snapshot
+                }
+                return markRead(&hierarchyRows.values[index])
             }, { objectID, snapshot in
                 switchTo(Self.hierarchy(of: objectID))
                 Self.record(snapshot, in: &hierarchyRows[ObjectIDKey(objectID)], now: now, generation: generation)
