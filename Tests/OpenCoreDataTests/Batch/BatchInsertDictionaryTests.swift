@@ -78,6 +78,7 @@ import Testing
         #expect(reads.count == 2)
         #expect(reads.name as? String == "a")
         #expect(reads.rating as? Int == 5)
+        #expect(reads.rating.map { type(of: $0) == Int.self } == true, "the value as it was set, not an NSNumber (DEVIATIONS B6)")
         #expect(reads.keys == ["name", "rating"])
         #expect(reads.copied == 2)
         #expect(reads.iterated == 2)
