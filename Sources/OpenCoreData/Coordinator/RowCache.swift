@@ -21,11 +21,9 @@ final class RowCache: Sendable {
         var invalidated: [ObjectIdentifier: UInt64] = [:]
         var generation: UInt64 = 0
 
-        /// The first generation whose entries of `hierarchy` are current (earlier ones were made stale).
-        func firstCurrentGeneration(of hierarchy: ObjectIdentifier) -> UInt64 { invalidated[hierarchy].map { $0 + 1 } ?? 0 }
-
         func isCurrent(_ entry: Entry, in hierarchy: ObjectIdentifier) -> Bool {
-            entry.generation >= firstCurrentGeneration(of: hierarchy)
+            guard let staleUpTo = invalidated[hierarchy] else { return true }
+            return entry.generation > staleUpTo
         }
 
         /// The rows of `hierarchy`, taken out (so that they can be changed in place; put them back) without the

@@ -46,7 +46,7 @@ final class BatchInsertDictionary: NSMutableDictionary {
             values[position] = anObject
             return
         }
-        let name = Self.name(of: aKey.base)
+        let name = ValueConversion.string(aKey.base)
         let key = name.map(AnyHashable.init) ?? aKey
         keys.append(key)
         names.append(name)
@@ -81,18 +81,12 @@ final class BatchInsertDictionary: NSMutableDictionary {
     /// Where `key` is among the entries. String keys match whether given as `String` or `NSString` (also inside an
     /// `AnyHashable`, which the casts unwrap).
     private func position(of key: Any) -> Int? {
-        if let name = Self.name(of: key) {
+        if let name = ValueConversion.string(key) {
             if let positions { return positions[AnyHashable(name)] }
             return names.firstIndex { $0 == name }
         }
         guard let key = key as? AnyHashable else { return nil }
         if let positions { return positions[key] }
         return keys.indices.first { names[$0] == nil && keys[$0] == key }
-    }
-
-    /// `key` as a Swift string, when it is a `String` or an `NSString`.
-    private static func name(of key: Any) -> String? {
-        if let string = key as? String { return string }
-        return ValueConversion.object(key, as: NSString.self).map { $0 as String }
     }
 }

@@ -67,7 +67,7 @@ enum BatchRequestExecution {
         func row(from pairs: some Sequence<(key: Any, value: Any)>) throws -> [StoredValue] {
             var row = defaults
             for (position, (key, value)) in pairs.enumerated() {
-                guard let key = (key as? String) ?? ValueConversion.object(key, as: NSString.self).map({ $0 as String }) else {
+                guard let key = ValueConversion.string(key) else {
                     throw CoreDataError.make(NSCoreDataError, "\(name): dictionary keys must be attribute names (strings); got \(ValueConversion.typeName(key)) for entity '\(entity.name ?? "?")'")
                 }
                 let slot: Int, attribute: NSAttributeDescription

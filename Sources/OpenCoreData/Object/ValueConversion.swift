@@ -4,7 +4,7 @@ enum ValueConversion {
     /// The stored form of `value` for `attribute`, or `nil` if `value` is of the wrong kind.
     /// `nil` and `NSNull` become `.null`. Transformable attributes are handled by the caller.
     static func storedValue(fromKVC value: Any?, for attribute: NSAttributeDescription) -> StoredValue? {
-        guard let value, !ValueConversion.isNull(value) else { return .null }
+        guard let value, !isNull(value) else { return .null }
         switch attribute.attributeType {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
             return integer(value).map { .integer(clamp($0, to: attribute.attributeType)) }
@@ -17,9 +17,7 @@ enum ValueConversion {
         case .decimalAttributeType:
             return decimal(value).map { .decimal($0) }
         case .stringAttributeType:
-            if let string = object(value, as: NSString.self) { return .text(string as String) }
-            if let string = value as? String { return .text(string) }
-            return nil
+            return string(value).map { .text($0) }
         case .dateAttributeType:
             if let date = object(value, as: NSDate.self) { return .date(Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)) }
             if let date = value as? Date { return .date(date) }
@@ -114,6 +112,13 @@ enum ValueConversion {
     static func isNull(_ value: Any?) -> Bool {
         guard let value else { return false }
         return type(of: value) is NSNull.Type
+    }
+
+    /// `value` as a Swift string when it is a `String` or an `NSString` (the class tested by type first: casting an
+    /// `NSString` to `String` tries the bridging casts).
+    static func string(_ value: Any) -> String? {
+        if let string = object(value, as: NSString.self) { return string as String }
+        return value as? String
     }
 
     /// `value` when it is an instance of the class `Class` (or of a subclass); `nil` for Swift values, without
