@@ -240,7 +240,7 @@ extension NSManagedObjectContext {
         let temporary = objects.filter { $0.objectID.isTemporaryID }
         // By entity and destination store (several stores may hold an entity: `assign(_:to:)` chooses).
         var destinations = DestinationStores(context: self, coordinator: coordinator)
-        let byEntity = Dictionary(grouping: temporary) { [ObjectIdentifier($0.entity), destinations.store(for: $0).map(ObjectIdentifier.init)] }
+        let byEntity = Dictionary(grouping: temporary) { EntityInStore(entity: ObjectIdentifier($0.entity), store: destinations.store(for: $0).map(ObjectIdentifier.init)) }
         for (_, group) in byEntity.sorted(by: { ($0.value[0].entity.name ?? "") < ($1.value[0].entity.name ?? "") }) {
             let entity = group[0].entity
             guard let store = destinations.store(for: group[0]) else {
@@ -258,6 +258,12 @@ extension NSManagedObjectContext {
                 if let parent = _parent { parent.performAndWait { parent.adoptPermanentID(newID, replacing: oldID) } }
             }
         }
+    }
+
+    /// The key grouping objects for ``obtainPermanentIDs(for:)`` (a struct: an array key allocated per object).
+    private struct EntityInStore: Hashable {
+        let entity: ObjectIdentifier
+        let store: ObjectIdentifier?
     }
 
     /// Moves an object to a new ID (temporary → permanent).

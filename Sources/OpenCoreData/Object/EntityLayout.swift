@@ -35,6 +35,8 @@ final class EntityLayout: @unchecked Sendable {
     let faultToManyValues: [NSManagedObject.ToManyValue]
     /// Whether some attribute is transient (its value is the object's, not the row's).
     let hasTransientAttributes: Bool
+    /// The attributes and relationships in the entity's property order, with their slots: what a save validates.
+    let validatedProperties: [(name: String, slot: Slot)]
 
     init(entity: NSEntityDescription) {
         self.entity = entity
@@ -42,7 +44,9 @@ final class EntityLayout: @unchecked Sendable {
         var attributes: [NSAttributeDescription] = []
         var toOne: [NSRelationshipDescription] = []
         var toMany: [NSRelationshipDescription] = []
+        var validated: [(name: String, slot: Slot)] = []
         for property in entity.properties {
+            defer { if !(property is NSFetchedPropertyDescription), let slot = slots[property.name] { validated.append((property.name, slot)) } }
             switch property {
             case let attribute as NSAttributeDescription:
                 slots[attribute.name] = .attribute(attributes.count, attribute)
@@ -79,6 +83,7 @@ final class EntityLayout: @unchecked Sendable {
         faultToOneValues = Array(repeating: .none, count: toOne.count)
         faultToManyValues = Array(repeating: .fault, count: toMany.count)
         hasTransientAttributes = attributes.contains(where: \.isTransient)
+        validatedProperties = validated
     }
 
     /// The number of stored properties (attributes and relationships).

@@ -24,11 +24,10 @@ extension NSManagedObject {
 
     /// The implementation of `validateValue` (the overridable method is declared in the class body).
     func validateValueImpl(_ value: inout Any?, forKey key: String) throws {
-        guard let property = entity.propertiesByName[key] else { return }
-        switch property {
-        case let attribute as NSAttributeDescription:
+        switch layout.slots[key] {
+        case .attribute(_, let attribute)?:
             try ValidationRules.validate(attribute: attribute, value: value, of: self)
-        case let relationship as NSRelationshipDescription:
+        case .toOne(_, let relationship)?, .toMany(_, let relationship)?:
             // An optional relationship without count limits cannot fail: skip gathering its destinations.
             if relationship.isOptional && relationship.minCount == 0 && (relationship.maxCount == 0 || !relationship.isToMany) { return }
             try ValidationRules.validate(relationship: relationship, destinations: destinationsForValidation(relationship), of: self)
@@ -41,13 +40,14 @@ extension NSManagedObject {
     func validateAllProperties() throws {
         var errors: [NSError] = []
         fireFaultIfNeeded()
-        for property in entity.properties where !(property is NSFetchedPropertyDescription) {
-            var value: Any? = property is NSRelationshipDescription ? nil : validationValue(of: property)
+        for (name, slot) in layout.validatedProperties {
+            var value: Any? = nil
+            if case .attribute(let index, let attribute) = slot { value = validationValue(at: index, attribute: attribute) }
             let original = value
             do {
-                try validateValue(&value, forKey: property.name)
-                if !(property is NSRelationshipDescription), !ValidationRules.unchanged(original, value) {
-                    setValue(value, forKey: property.name)  // the validation coerced the value
+                try validateValue(&value, forKey: name)
+                if case .attribute = slot, !ValidationRules.unchanged(original, value) {
+                    setValue(value, forKey: name)  // the validation coerced the value
                 }
             } catch let error as NSError {
                 if error.code == NSValidationMultipleErrorsError, let details = error.userInfo[NSDetailedErrorsKey] as? [NSError] {
@@ -62,8 +62,7 @@ extension NSManagedObject {
 
     /// An attribute's value for validation, read from storage (what `value(forKey:)` returns, without the access
     /// notifications a save does not need).
-    private func validationValue(of property: NSPropertyDescription) -> Any? {
-        guard case .attribute(let index, let attribute)? = layout.slots[property.name] else { return value(forKey: property.name) }
+    private func validationValue(at index: Int, attribute: NSAttributeDescription) -> Any? {
         if attribute.attributeType == .transformableAttributeType { return transformedValue(at: index, attribute: attribute) }
         return ValueConversion.kvcValue(attributeValues[index], for: attribute)
     }
