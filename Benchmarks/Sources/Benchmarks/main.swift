@@ -167,10 +167,15 @@ for workload in order {
                         Double(measurement.rows) / max(ours, 1e-9), grdb / max(raw, 1e-9), ratio,
                         measurement.target.map { String(format: "≤ %.1f×", $0) } ?? "–", met))
 }
-lines.append(String(format: "| memory per realized object (bytes) | %d | %d | %d | %d | – | %.2f | %.2f | ≤ 2.0× | %@ |", options.n,
-                    memory[.raw] ?? -1, memory[.grdb] ?? -1, memory[.openCoreData] ?? -1,
-                    Double(memory[.grdb] ?? 0) / Double(max(memory[.raw] ?? 1, 1)), Double(memory[.openCoreData] ?? 0) / Double(max(memory[.raw] ?? 1, 1)),
-                    Double(memory[.openCoreData] ?? 0) / Double(max(memory[.raw] ?? 1, 1)) <= 2 ? "yes" : "**no**"))
+if let rawBytes = memory[.raw], let ourBytes = memory[.openCoreData], rawBytes > 0, ourBytes > 0 {
+    let grdbBytes = memory[.grdb] ?? -1
+    let ratio = Double(ourBytes) / Double(rawBytes)
+    lines.append(String(format: "| memory per realized object (bytes) | %d | %d | %d | %d | – | %.2f | %.2f | ≤ 2.0× | %@ |", options.n,
+                        rawBytes, grdbBytes, ourBytes, Double(grdbBytes) / Double(rawBytes), ratio, ratio <= 2 ? "yes" : "**no**"))
+} else {
+    // Not measured (`--only` skips the child processes) or a child failed: no ratio, and no verdict.
+    lines.append(String(format: "| memory per realized object (bytes) | %d | – | – | – | – | – | – | ≤ 2.0× | not measured |", options.n))
+}
 var notes: [String] = []
 notes.append(String(format: "NSFetchedResultsController (OpenCoreData only: neither baseline has one): fetch of %d items by score in batches of 20, then 1,000 edits that move an item, each its own event with the controller's report: %.3f s (median).",
                     options.n, median(frcSamples)))

@@ -32,7 +32,7 @@ extension NSManagedObjectContext {
         postObjectsDidChange()
         let touched = eventTouchedObjects
         eventTouchedObjects = OrderedObjectSet()
-        for object in touched.array { object.eventOldValues = [:] }
+        for object in touched.array { object.eventOldValues = EventOldValues() }
         closeUndoEventGroup()
         purgeReleasedObjects()
     }

@@ -29,7 +29,7 @@ extension NSManagedObjectContext {
     func registerUndoForEvent() {
         guard let undoManager = _undoManager, undoManager.isUndoRegistrationEnabled else { return }
         for object in eventTouchedObjects.array where !object.eventOldValues.isEmpty {
-            let values = object.eventOldValues
+            let values = object.eventOldValues.dictionary(in: object.layout)
             // Actions target the context and hold the object strongly: an unchanged object is held only weakly by
             // the context, and its undo must still work after a save (Apple's undo manager keeps the objects too).
             undoManager.registerUndo(withTarget: self) { context in context.restoreValues(of: object, to: values) }
@@ -67,7 +67,7 @@ extension NSManagedObjectContext {
                 delete(object)
                 propagateDeletes()
                 registerUndoForEvent()
-                for touched in eventTouchedObjects.array { touched.eventOldValues = [:] }
+                for touched in eventTouchedObjects.array { touched.eventOldValues = EventOldValues() }
                 eventTouchedObjects = OrderedObjectSet()
             }
             return

@@ -106,29 +106,41 @@ extension NSEntityDescription {
 /// An entity's property slots by name. Accessors look a key up on every property access, so a lookup first
 /// compares the key's 16 bytes with each name's (a key written as a literal at the call site and a short
 /// name are both stored inline in the `String`, so equal names have equal bytes; equal bytes always mean equal
-/// strings), and hashes the key only when that finds nothing.
+/// strings), and hashes the key only when that finds nothing. Each name also has a position (`0..<count`), which
+/// per-object tables indexed by property use (``EventOldValues``).
 struct SlotTable {
-    private let byName: [String: EntityLayout.Slot]
+    private let positionByName: [String: Int]
     private let names: [String]
     private let nameBits: [(UInt64, UInt64)]
     private let slotsInOrder: [EntityLayout.Slot]
 
     init(_ slots: [String: EntityLayout.Slot]) {
-        byName = slots
         // Fresh copies: a name of up to 15 UTF-8 bytes becomes an inline (small) string.
         names = slots.keys.map { String(decoding: Array($0.utf8), as: UTF8.self) }
+        positionByName = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         nameBits = MemoryLayout<String>.size == 16 ? names.map { unsafeBitCast($0, to: (UInt64, UInt64).self) } : []
         slotsInOrder = names.map { slots[$0]! }
     }
 
     subscript(key: String) -> EntityLayout.Slot? {
-        if !nameBits.isEmpty {
-            let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
-            for index in nameBits.indices where nameBits[index] == bits { return slotsInOrder[index] }
-        }
-        return byName[key]
+        position(of: key).map { slotsInOrder[$0] }
     }
 
+    /// The position of a property name, nil if the entity has no such property.
+    func position(of key: String) -> Int? {
+        if !nameBits.isEmpty {
+            let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
+            for index in nameBits.indices where nameBits[index] == bits { return index }
+        }
+        return positionByName[key]
+    }
+
+    /// The property name at `position`.
+    func name(at position: Int) -> String { names[position] }
+
+    /// The number of properties.
+    var count: Int { names.count }
+
     /// The property names.
-    var keys: Dictionary<String, EntityLayout.Slot>.Keys { byName.keys }
+    var keys: [String] { names }
 }

@@ -26,7 +26,7 @@ extension NSManagedObject {
         toOneValues = layout.faultToOneValues
         toManyValues = layout.faultToManyValues
         transformedValues = [:]
-        eventOldValues = [:]
+        eventOldValues = EventOldValues()
         _isFault = true
         didTurnIntoFault()
     }
@@ -82,7 +82,7 @@ extension NSManagedObject {
 
     /// The properties changed during the current event, with their values from before the event.
     public func changedValuesForCurrentEvent() -> [String: Any] {
-        eventOldValues
+        eventOldValues.dictionary(in: layout)
     }
 
     /// The values of `keys` (all persistent properties when nil) as the store last had them.

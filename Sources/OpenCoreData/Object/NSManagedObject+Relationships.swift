@@ -123,18 +123,20 @@ extension NSManagedObject {
     /// `changedValuesForCurrentEvent()` reports them. To-many values are kept as `NSSet`/`NSOrderedSet`, nil as
     /// `NSNull`.
     func noteEventOldValue(_ key: String, _ value: Any?) {
-        guard let context = _context, eventOldValues[key] == nil else { return }
-        if eventOldValues.isEmpty {
-            context.eventTouchedObjects.insert(self)
-            eventOldValues.reserveCapacity(layout.propertyCount)   // one allocation, not one per doubling
-        }
+        guard let context = _context else { return }
+        let wasEmpty = eventOldValues.isEmpty
+        let recorded = eventOldValues.record(Self.eventOldValueForm(of: value), forKey: key, in: layout)
+        if recorded && wasEmpty { context.eventTouchedObjects.insert(self) }
+    }
+
+    private static func eventOldValueForm(of value: Any?) -> Any {
         switch value {
         case let members as RelationshipMembers:
-            eventOldValues[key] = members.isOrdered ? NSOrderedSet(array: members.order) : NSSet(set: members.memberSet)
+            return members.isOrdered ? NSOrderedSet(array: members.order) : NSSet(set: members.memberSet)
         case nil:
-            eventOldValues[key] = ValueConversion.null
+            return ValueConversion.null
         case let value?:
-            eventOldValues[key] = value
+            return value
         }
     }
 

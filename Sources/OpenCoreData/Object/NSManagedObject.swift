@@ -55,7 +55,7 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     /// Old values captured by `willChangeValue(forKey:)`, consumed by `didChangeValue(forKey:)`.
     var pendingChanges: [PendingChange] = []
     /// Values of the keys changed during the current event, as they were when the event began.
-    var eventOldValues: [String: Any] = [:]
+    var eventOldValues = EventOldValues()
     /// The to-many slots whose members changed since the last save.
     var dirtyToManySlots: Set<Int> = []
 

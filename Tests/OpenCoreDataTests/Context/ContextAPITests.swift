@@ -212,6 +212,41 @@ struct ContextAPITests {
         }
     }
 
+    @Test func eventOldValuesOfEveryKindOfPropertyAreTheFirstOfTheEvent() throws {
+        let stack = try MoodyStack()
+        let context = stack.context
+        let (mood, france, spain) = try context.performAndWait {
+            let france = Country(context: context)
+            france.numericISO3166Code = 250
+            let spain = Country(context: context)
+            spain.numericISO3166Code = 724
+            let mood = Mood(context: context)
+            mood.country = france
+            try context.save()
+            return (mood, france, spain)
+        }
+        context.performAndWait {
+            // A value set in awakeFromInsert with a primitive setter is the old value of an inserted object.
+            let fresh = Mood(context: context)
+            fresh.date = Date(timeIntervalSinceReferenceDate: 1)
+            fresh.date = Date(timeIntervalSinceReferenceDate: 2)
+            #expect(fresh.changedValuesForCurrentEvent()["date"] as? Date == Date(timeIntervalSinceReferenceDate: 700_000_000))
+            mood.country = spain
+            mood.creatorID = "me"
+            let old = mood.changedValuesForCurrentEvent()
+            #expect(Set(old.keys) == ["country", "creatorID"])
+            #expect(old["country"] as? Country === france, "a to-one's old destination")
+            #expect(old["creatorID"] is NSNull)
+            // Inverse maintenance records the to-many sides' members from before the event.
+            #expect((france.changedValuesForCurrentEvent()["moods"] as? NSSet)?.contains(mood) == true)
+            #expect((spain.changedValuesForCurrentEvent()["moods"] as? NSSet)?.count == 0)
+            #expect(france.changedValuesForCurrentEvent().count == 1)
+        }
+        context.performAndWait {
+            #expect(mood.changedValuesForCurrentEvent().isEmpty && france.changedValuesForCurrentEvent().isEmpty)
+        }
+    }
+
     @Test func anObjectInsertedAndDeletedBeforeASaveNeverReachesTheStore() throws {
         let stack = try MoodyStack()
         let context = stack.context
