@@ -69,6 +69,7 @@ extension NSManagedObjectContext {
         deletedSet.removeAll()
         unpropagatedDeletes.removeAll()
         eventChanges = EventChanges()
+        pendingChanges.removeAll()
         undoManager?.removeAllActions()
     }
 

@@ -63,6 +63,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var eventChanges = EventChanges()
     /// The objects with values from before the current event (`eventOldValues`): the event's undo restores them.
     var eventTouchedObjects = OrderedObjectSet()
+    /// The changes of its objects between `willChangeValue(forKey:)` and `didChangeValue(forKey:)`. One short list
+    /// for the context (usually one key of one object is changing at a time, found without hashing): a list per
+    /// object would stay allocated with every object ever changed.
+    var pendingChanges: [NSManagedObject.PendingChange] = []
     /// The pending batch of each fault a batched fetch (`fetchBatchSize`) returned.
     var faultBatches: [NSManagedObjectID: FaultBatch] = [:]
     /// Objects registered, saved or reverted during the current event: at its end, those that are unchanged and

@@ -100,20 +100,21 @@ extension NSManagedObject {
         if isKeyPathProbe { return }
         checkObjectConfinement()
         fireFaultIfNeeded()
-        if let index = pendingChanges.firstIndex(where: { $0.key == key }) {
-            pendingChanges[index].depth += 1
+        guard let context = _context else { return }   // outside a context no change is recorded
+        if let index = context.pendingChanges.firstIndex(where: { $0.object === self && $0.key == key }) {
+            context.pendingChanges[index].depth += 1
             return
         }
-        pendingChanges.append(PendingChange(key: key, oldValue: currentValueForChangeTracking(key), depth: 1))
+        context.pendingChanges.append(PendingChange(object: self, key: key, oldValue: currentValueForChangeTracking(key), depth: 1))
     }
 
     /// The implementation of `didChangeValue` (the overridable method is declared in the class body).
     func didChangeValueImpl(forKey key: String) {
         if isKeyPathProbe { return }
-        guard let index = pendingChanges.firstIndex(where: { $0.key == key }) else { return }
-        pendingChanges[index].depth -= 1
-        if pendingChanges[index].depth > 0 { return }
-        let pending = pendingChanges.remove(at: index)
+        guard let context = _context, let index = context.pendingChanges.firstIndex(where: { $0.object === self && $0.key == key }) else { return }
+        context.pendingChanges[index].depth -= 1
+        if context.pendingChanges[index].depth > 0 { return }
+        let pending = context.pendingChanges.remove(at: index)
         recordChange(forKey: key, oldValue: pending.oldValue)
     }
 

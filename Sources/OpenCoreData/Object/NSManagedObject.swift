@@ -52,8 +52,6 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     var committedSnapshot: ObjectSnapshot?
     /// The to-many members as the store last had them, for the relationships realized so far.
     var committedToMany: [Int: [NSManagedObjectID]] = [:]
-    /// Old values captured by `willChangeValue(forKey:)`, consumed by `didChangeValue(forKey:)`.
-    var pendingChanges: [PendingChange] = []
     /// Values of the keys changed during the current event, as they were when the event began.
     var eventOldValues = EventOldValues()
     /// The to-many slots whose members changed since the last save.
@@ -77,11 +75,11 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
         case members(RelationshipMembers)
     }
 
-    /// An old value captured by `willChangeValue`, with the nesting depth of will/did pairs.
-    /// A change between `willChangeValue` and `didChangeValue` (nested calls for one key count depth; a short
-    /// list, since usually one key at a time is changing, compared without hashing).
+    /// A change of an object's key between `willChangeValue` and `didChangeValue`: the old value captured, and the
+    /// nesting depth of will/did pairs for the key (its context keeps them: ``NSManagedObjectContext/pendingChanges``).
     struct PendingChange {
-        var key: String
+        let object: NSManagedObject
+        let key: String
         var oldValue: Any?
         var depth: Int
     }

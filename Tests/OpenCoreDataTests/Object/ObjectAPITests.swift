@@ -61,6 +61,39 @@ struct ObjectAPITests {
         }
     }
 
+    @Test func nestedAndInterleavedChangeNotificationsKeepTheOutermostOldValue() throws {
+        let stack = try LibraryStack()
+        let context = stack.context
+        context.undoManager = UndoManager()
+        let (first, second) = try context.performAndWait {
+            let first = LibraryStack.insert("Note", into: context, ["text": "a"]) as! LibraryNote
+            let second = LibraryStack.insert("Note", into: context, ["text": "b"]) as! LibraryNote
+            try context.save()
+            return (first, second)
+        }
+        context.performAndWait {
+            // A custom setter that calls the KVC setter inside its own will/did pair: the inner pair is nested.
+            first.willChangeValue(forKey: "text")
+            first.setValue("a1", forKey: "text")
+            first.setValue("a2", forKey: "text")
+            // The other object's change begins and ends inside the first one's.
+            second.willChangeValue(forKey: "text")
+            second.setPrimitiveValue("b1", forKey: "text")
+            first.didChangeValue(forKey: "text")
+            second.didChangeValue(forKey: "text")
+            #expect(first.changedValuesForCurrentEvent()["text"] as? String == "a")
+            #expect(second.changedValuesForCurrentEvent()["text"] as? String == "b")
+            #expect(context.updatedObjects == [first, second])
+            // An unmatched didChangeValue changes nothing.
+            first.didChangeValue(forKey: "text")
+            #expect(first.changedValuesForCurrentEvent()["text"] as? String == "a")
+        }
+        context.performAndWait { context.undo() }
+        context.performAndWait {
+            #expect(first.text == "a" && second.text == "b", "one undo restores both values from before the event")
+        }
+    }
+
     @Test func willAccessValueFiresAFault() throws {
         let stack = try LibraryStack()
         let id = try stack.context.performAndWait {
