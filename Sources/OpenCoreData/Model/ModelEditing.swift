@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A value computed once from a frozen model and kept for every later reader.
 ///
 /// While a model is still editable, derived values (version hashes, `propertiesByName`, …) are recomputed on
@@ -13,6 +15,30 @@ final class FrozenCache<Value: Sendable>: Sendable {
         storage.withLock { $0 = computed }
         return computed
     }
+}
+
+/// A value computed once and then read without a lock (an atomic reference; what the ``FrozenCache`` of a class
+/// value would be, for values read on every object created).
+///
+/// ```swift
+/// let layoutCache = OnceReference<EntityLayout>()
+/// let layout = layoutCache.value { EntityLayout(entity: entity) }   // computed on first use only
+/// ```
+final class OnceReference<Value: AnyObject & Sendable>: Sendable {
+    private let storage = Atomic<Unmanaged<Value>?>(nil)
+
+    /// The value, computed by `compute` on first use. Threads racing on the first use may each compute it;
+    /// all of them get the first one stored.
+    func value(_ compute: () -> Value) -> Value {
+        if let stored = storage.load(ordering: .acquiring) { return stored.takeUnretainedValue() }
+        let computed = Unmanaged.passRetained(compute())
+        let (stored, original) = storage.compareExchange(expected: nil, desired: computed, ordering: .acquiringAndReleasing)
+        if stored { return computed.takeUnretainedValue() }
+        computed.release()
+        return original!.takeUnretainedValue()
+    }
+
+    deinit { storage.load(ordering: .acquiring)?.release() }
 }
 
 /// Stops the program when a frozen model is mutated, as Apple's Core Data raises

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An entity of a managed object model: its name, class, properties, inheritance and constraints —
 /// what a table is to a database.
 ///
@@ -29,11 +31,20 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
 
     let propertiesByNameCache = FrozenCache<[String: NSPropertyDescription]>()
     let hashCache = FrozenCache<Data>()
-    let layoutCache = FrozenCache<EntityLayout>()
+    let layoutCache = OnceReference<EntityLayout>()
+    /// Set once the model is seen frozen (freezing is final): then `isFrozen` does not load the weak model
+    /// reference (a retain and release through the model's side table, on every object created).
+    private let seenFrozen = Atomic<Bool>(false)
 
     public override init() { super.init() }
 
-    private var isFrozen: Bool { owningModel?.isFrozen ?? false }
+    /// Whether the entity's model is frozen (in use by a coordinator), so the entity can no longer change.
+    var isFrozen: Bool {
+        if seenFrozen.load(ordering: .acquiring) { return true }
+        guard owningModel?.isFrozen == true else { return false }
+        seenFrozen.store(true, ordering: .releasing)
+        return true
+    }
 
     private func willMutate(_ what: @autoclosure () -> String) {
         checkModelEditable(owningModel, "set \(what()) of entity '\(_name ?? "?")'")

@@ -99,7 +99,7 @@ final class EntityLayout: @unchecked Sendable {
 extension NSEntityDescription {
     /// The entity's object layout, computed once (the model is frozen when the first object exists).
     var layout: EntityLayout {
-        layoutCache.value(frozen: true) { EntityLayout(entity: self) }
+        layoutCache.value { EntityLayout(entity: self) }
     }
 }
 

@@ -96,7 +96,7 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     /// let mood = Mood(entity: Mood.entity(), insertInto: context)
     /// ```
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
-        if let model = entity.owningModel, !model.isFrozen {
+        if !entity.isFrozen, let model = entity.owningModel {
             model.freeze()
             ManagedObjectClassRegistry.noteModelInUse(model)
         }

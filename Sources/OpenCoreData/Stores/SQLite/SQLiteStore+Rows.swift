@@ -26,10 +26,12 @@ extension SQLiteStore {
             entities = RowEntityCache(number: entityNumber, table: table, entity: entity, mapping: schema.mapping(for: entity), layout: layout,
                                       rowsAreReusable: !layout.attributes.contains { $0 is NSDerivedAttributeDescription })
         }
-        guard let entity = entities.entity, let mapping = entities.mapping, let layout = entities.layout else { return nil }
+        guard let entity = entities.entity else { return nil }
         let version = statement.isNull(at: offset + 2) ? 0 : statement.int64(at: offset + 2)
         let rowID = objectID(for: entity, primaryKey: primaryKey)
         if entities.rowsAreReusable, let cached = cachedRow(rowID, version) { return (rowID, cached) }
+        // Bound only for a row to decode: copying the mapping retains its arrays.
+        guard let mapping = entities.mapping, let layout = entities.layout else { return nil }
         var attributes = [StoredValue](repeating: .null, count: layout.attributes.count)
         for (slot, column) in mapping.attributeColumns.enumerated() {
             guard let column else { continue }
