@@ -70,17 +70,17 @@ final class RowCache: Sendable {
     }
 
     /// ``passingRows(_:)`` of `cache`; without a cache, no row is found and none recorded.
-    static func passingRows<R>(through cache: RowCache?, _ body: (_ cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot?,
+    static func passingRows<R>(through cache: RowCache?, _ body: (_ cachedRow: (NSManagedObjectID, Int64) -> (NSManagedObjectID, ObjectSnapshot)?,
                                                             _ record: (NSManagedObjectID, ObjectSnapshot) -> Void) throws -> R) rethrows -> R {
         guard let cache else { return try body({ _, _ in nil }, { _, _ in }) }
         return try cache.passingRows(body)
     }
 
     /// Runs `body` (a store's fetch loop) with the cache locked, so that the rows pass through it as they are read,
-    /// one hash look-up each: `cachedRow` hands out the current cached row of an object ID when it has the stored
-    /// version (and marks it as read: a row the store already delivered is not decoded again), `record` keeps a row
-    /// the store decoded, as ``store(_:expectedCount:)`` would.
-    func passingRows<R>(_ body: (_ cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot?,
+    /// one hash look-up each: `cachedRow` hands out the current cached row of an object ID, with the cache's own
+    /// equal ID, when it has the stored version (and marks it as read: a row the store already delivered is not
+    /// decoded again), `record` keeps a row the store decoded, as ``store(_:expectedCount:)`` would.
+    func passingRows<R>(_ body: (_ cachedRow: (NSManagedObjectID, Int64) -> (NSManagedObjectID, ObjectSnapshot)?,
                                  _ record: (NSManagedObjectID, ObjectSnapshot) -> Void) throws -> R) rethrows -> R {
         let now = ContinuousClock.now
         return try state.withLock { state in
@@ -104,7 +104,7 @@ final class RowCache: Sendable {
                     entry.fetched = now
                     return entry.snapshot
                 }
-                return markRead(&hierarchyRows.values[index])
+                return markRead(&hierarchyRows.values[index]).map { (hierarchyRows.keys[index].objectID, $0) }
             }, { objectID, snapshot in
                 switchTo(Self.hierarchy(of: objectID))
                 Self.record(snapshot, in: &hierarchyRows[ObjectIDKey(objectID)], now: now, generation: generation)

@@ -197,8 +197,13 @@ import Testing
         #expect(stale == nil, "a stale row is not handed out, though its version matches")
         #expect(cache.heldCount == 1, "the hierarchy's stale rows went when a row passed through it")
         #expect(cache.snapshot(for: id(item, 1))?.attributes[0] == .text("fresh"))
+        let recordedID = id(item, 7)
+        cache.store(row("seven", version: 1, of: item), for: recordedID)
+        let probe = id(item, 7)
+        let reused = cache.passingRows { cachedRow, _ in cachedRow(probe, 1) }
+        #expect(reused?.0 === recordedID && reused?.0 !== probe, "a cached row comes with the cache's own ID, equal to the one asked for")
         let (sameVersion, otherVersion) = cache.passingRows { cachedRow, _ in (cachedRow(id(item, 1), 1), cachedRow(id(item, 1), 2)) }
-        #expect(sameVersion?.attributes[0] == .text("fresh"))
+        #expect(sameVersion?.1.attributes[0] == .text("fresh"))
         #expect(otherVersion == nil, "a row of another version is read from the store")
         cache.passingRows { _, record in
             record(id(item, 1), row("older", version: 0, of: item))
@@ -206,6 +211,6 @@ import Testing
         }
         #expect(cache.snapshot(for: id(item, 1))?.attributes[0] == .text("fresh"), "a newer cached row stays")
         #expect(cache.snapshot(for: id(product, 1))?.attributes[0] == .text("p"), "rows of several hierarchies are recorded")
-        #expect(cache.count == 2)
+        #expect(cache.count == 3)
     }
 }

@@ -12,11 +12,11 @@ extension SQLiteStore {
     }
 
     /// `decodeRow` for a loop over rows: `entities` keeps the last row's entity, mapping and layout for the next.
-    /// With `cachedRow`, a row whose version the row cache already holds is not decoded: the cached values are
-    /// returned (entities with derived attributes are always decoded: Apple's triggers change those columns
+    /// With `cachedRow`, a row whose version the row cache already holds is not decoded: the cached ID and values
+    /// are returned (entities with derived attributes are always decoded: Apple's triggers change those columns
     /// without advancing `Z_OPT`). A decoded row is handed to `record` (``RowCache/passingRows(_:)``).
     func decodeRow(_ statement: SQLiteStatement, table: SQLiteSchema.EntityTable, offset: Int32 = 0, entities: inout RowEntityCache,
-                   cachedRow: (NSManagedObjectID, Int64) -> ObjectSnapshot? = { _, _ in nil },
+                   cachedRow: (NSManagedObjectID, Int64) -> (NSManagedObjectID, ObjectSnapshot)? = { _, _ in nil },
                    record: (NSManagedObjectID, ObjectSnapshot) -> Void = { _, _ in }) throws -> (NSManagedObjectID, ObjectSnapshot)? {
         let primaryKey = statement.int64(at: offset)
         let entityNumber = Int(statement.int64(at: offset + 1))
@@ -29,7 +29,9 @@ extension SQLiteStore {
         guard let entity = entities.entity else { return nil }
         let version = statement.isNull(at: offset + 2) ? 0 : statement.int64(at: offset + 2)
         let rowID = objectID(for: entity, primaryKey: primaryKey)
-        if entities.rowsAreReusable, let cached = cachedRow(rowID, version) { return (rowID, cached) }
+        // A cached row comes with the cache's ID for it: the objects share one ID with the cache (a new one would
+        // double the IDs held in memory).
+        if entities.rowsAreReusable, let cached = cachedRow(rowID, version) { return cached }
         // Bound only for a row to decode: copying the mapping retains its arrays.
         guard let mapping = entities.mapping, let layout = entities.layout else { return nil }
         var attributes = [StoredValue](repeating: .null, count: layout.attributes.count)
