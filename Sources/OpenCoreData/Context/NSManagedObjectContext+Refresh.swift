@@ -42,8 +42,15 @@ extension NSManagedObjectContext {
     public func reset() {
         checkConfinement()
         advanceQueryGeneration()   // a pinned context moves to the current generation when it is reset
-        var invalidated: [NSManagedObjectID] = []
-        invalidated.reserveCapacity(registry.count)
+        let (invalidated, held) = registry.objectsToInvalidate(everyObject: _retainsRegisteredObjects)
+        for object in held {
+            object.turnIntoFault()
+            object._isInserted = false
+            object._isDeleted = false
+            object._isUpdated = false
+            object._context = nil
+        }
+        registry.removeAll()
         defer {
             // Observers (fetched results controllers, object observers) learn that every object is gone.
             if !invalidated.isEmpty {
@@ -51,16 +58,7 @@ extension NSManagedObjectContext {
                                                 userInfo: [NSInvalidatedAllObjectsKey: invalidated])
             }
         }
-        for object in registry.values {
-            invalidated.append(object._objectID)
-            object.turnIntoFault()
-            object._isInserted = false
-            object._isDeleted = false
-            object._isUpdated = false
-            object._context = nil
-        }
         noteUnregistered(invalidated)
-        registry.removeAll()
         releaseCandidates.removeAll()
         registryCountAfterPurge = 0
         faultBatches.removeAll()

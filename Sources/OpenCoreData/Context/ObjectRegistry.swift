@@ -42,6 +42,23 @@ struct ObjectRegistry {
         return released
     }
 
+    /// For a context's `reset()`: every registered ID, and the objects that must be turned into faults — those
+    /// someone else still holds (every object with `everyObject`, for a context that retains its objects). An
+    /// unchanged object held by the registry alone is left out: it is freed when the registry is emptied, as
+    /// Apple's contexts, which hold unchanged objects weakly, would have freed it already.
+    mutating func objectsToInvalidate(everyObject: Bool) -> (objectIDs: [NSManagedObjectID], held: [NSManagedObject]) {
+        var objectIDs: [NSManagedObjectID] = []
+        objectIDs.reserveCapacity(objects.count)
+        var held: [NSManagedObject] = []
+        var index = objects.startIndex
+        while index != objects.endIndex {
+            objectIDs.append(objects.keys[index].objectID)
+            if everyObject || !Self.isReleasable(&objects.values[index]) { held.append(objects.values[index]) }
+            objects.formIndex(after: &index)
+        }
+        return (objectIDs, held)
+    }
+
     /// Whether a registered object can leave the registry: unchanged, and no reference but the registry's.
     private static func isReleasable(_ object: inout NSManagedObject) -> Bool {
         !object.hasChanges && isKnownUniquelyReferenced(&object)

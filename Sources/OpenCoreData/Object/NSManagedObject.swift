@@ -19,7 +19,11 @@
 /// contexts.
 open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     /// The object's entity.
-    public let entity: NSEntityDescription
+    ///
+    /// ```swift
+    /// mood.entity.name   // "Mood"
+    /// ```
+    public var entity: NSEntityDescription { layout.entity }   // read through the layout: one reference less per object
     /// The entity's precomputed layout.
     let layout: EntityLayout
     var _objectID: NSManagedObjectID
@@ -102,7 +106,6 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
         }
         precondition(!entity.isAbstract || context == nil || ManagedObjectFactory.isMaterializing,
                      "Cannot create an object of the abstract entity '\(entity.name ?? "?")'.")
-        self.entity = entity
         layout = entity.layout
         let materializing = ManagedObjectFactory.pendingObjectID
         _objectID = materializing ?? NSManagedObjectID.temporary(for: entity)

@@ -38,6 +38,26 @@ struct RegistrationLifetimeTests {
         }
     }
 
+    @Test("reset turns the objects someone holds into detached faults and frees the others without turning them")
+    func resetFaultsHeldObjectsAndFreesTheRest() throws {
+        let (context, first, second) = try Self.context()
+        weak var dropped: NSManagedObject?
+        let kept = context.performAndWait {
+            let kept = context.object(with: first)
+            #expect(kept.value(forKey: "name") == nil && !kept.isFault)
+            dropped = context.object(with: second)
+            _ = dropped?.value(forKey: "name")
+            #expect(dropped != nil, "registered objects are held until the event ends")
+            context.reset()
+            #expect(dropped == nil, "an object only the context held is freed by reset")
+            #expect(context.registeredObjects.isEmpty)
+            return kept
+        }
+        #expect(kept.isFault, "an object still held becomes a fault")
+        #expect(kept.managedObjectContext == nil)
+        #expect(context.performAndWait { context.registeredObject(for: first) } == nil)
+    }
+
     @Test("a changed object and objects with retainsRegisteredObjects stay registered")
     func changedAndRetainedObjectsStay() throws {
         let (context, first, second) = try Self.context()
