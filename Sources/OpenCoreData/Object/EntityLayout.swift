@@ -107,12 +107,17 @@ extension NSEntityDescription {
 /// compares the key's 16 bytes with each name's (a key written as a literal at the call site and a short
 /// name are both stored inline in the `String`, so equal names have equal bytes; equal bytes always mean equal
 /// strings), and hashes the key only when that finds nothing. Each name also has a position (`0..<count`), which
-/// per-object tables indexed by property use (``EventOldValues``).
-struct SlotTable {
+/// per-object tables indexed by property use (``EventOldValues``). A class: read on every property access, a
+/// struct of five collections was copied out of its layout, five retains and releases, for each look-up.
+final class SlotTable: @unchecked Sendable {
+    // @unchecked Sendable: immutable after init; the slots' descriptions are Sendable and frozen.
     private let positionByName: [String: Int]
     private let names: [String]
     private let nameBits: [(UInt64, UInt64)]
     private let slotsInOrder: [EntityLayout.Slot]
+    /// By position: the attribute index of a non-transformable attribute, -1 for other properties (what the typed
+    /// getters read, without copying the slot and retaining its description).
+    private let plainAttributeIndexes: [Int]
 
     init(_ slots: [String: EntityLayout.Slot]) {
         // Fresh copies: a name of up to 15 UTF-8 bytes becomes an inline (small) string.
@@ -120,6 +125,18 @@ struct SlotTable {
         positionByName = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         nameBits = MemoryLayout<String>.size == 16 ? names.map { unsafeBitCast($0, to: (UInt64, UInt64).self) } : []
         slotsInOrder = names.map { slots[$0]! }
+        plainAttributeIndexes = slotsInOrder.map { slot in
+            guard case .attribute(let index, let attribute) = slot, attribute.attributeType != .transformableAttributeType else { return -1 }
+            return index
+        }
+    }
+
+    /// The attribute index of `key` if it names an attribute that is not transformable.
+    @inline(__always)
+    func plainAttributeIndex(of key: String) -> Int? {
+        guard let position = position(of: key) else { return nil }
+        let index = plainAttributeIndexes[position]
+        return index >= 0 ? index : nil
     }
 
     subscript(key: String) -> EntityLayout.Slot? {

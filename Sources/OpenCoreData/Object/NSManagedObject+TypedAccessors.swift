@@ -35,9 +35,7 @@ extension NSManagedObject {
     /// nil for anything else.
     @inline(__always)
     private func storedAttributeValue(forKey key: String) -> StoredValue? {
-        guard !isKeyPathProbe, case .attribute(let index, let attribute)? = layout.slots[key],
-              attribute.attributeType != .transformableAttributeType
-        else { return nil }
+        guard !isKeyPathProbe, let index = layout.slots.plainAttributeIndex(of: key) else { return nil }
         return attributeValues[index]
     }
 
