@@ -42,7 +42,7 @@ extension NSManagedObjectContext {
     public func reset() {
         checkConfinement()
         advanceQueryGeneration()   // a pinned context moves to the current generation when it is reset
-        let (invalidated, held) = registry.objectsToInvalidate(everyObject: _retainsRegisteredObjects)
+        let (invalidated, held) = registry.removeAllForReset(everyObject: _retainsRegisteredObjects)
         for object in held {
             object.turnIntoFault()
             object._isInserted = false
@@ -50,7 +50,7 @@ extension NSManagedObjectContext {
             object._isUpdated = false
             object._context = nil
         }
-        registry.removeAll()
+        registry.removeAll()   // objects the fault hooks may have registered
         defer {
             // Observers (fetched results controllers, object observers) learn that every object is gone.
             if !invalidated.isEmpty {

@@ -42,21 +42,29 @@ struct ObjectRegistry {
         return released
     }
 
-    /// For a context's `reset()`: every registered ID, and the objects that must be turned into faults — those
-    /// someone else still holds (every object with `everyObject`, for a context that retains its objects). An
-    /// unchanged object held by the registry alone is left out: it is freed when the registry is emptied, as
-    /// Apple's contexts, which hold unchanged objects weakly, would have freed it already.
-    mutating func objectsToInvalidate(everyObject: Bool) -> (objectIDs: [NSManagedObjectID], held: [NSManagedObject]) {
+    /// Empties the registry for a context's `reset()`. Returns every ID that was registered, and the objects to
+    /// turn into faults: those someone else still holds (every object with `everyObject`, for a context that
+    /// retains its objects). Unchanged objects held by nobody else are freed here without turning into faults, as
+    /// Apple's contexts, which hold unchanged objects weakly, would have freed them already; a second pass catches
+    /// the objects that only the first pass's objects held (the members of a freed object's relationships).
+    mutating func removeAllForReset(everyObject: Bool) -> (objectIDs: [NSManagedObjectID], held: [NSManagedObject]) {
         var objectIDs: [NSManagedObjectID] = []
         objectIDs.reserveCapacity(objects.count)
-        var held: [NSManagedObject] = []
-        var index = objects.startIndex
-        while index != objects.endIndex {
-            objectIDs.append(objects.keys[index].objectID)
-            if everyObject || !Self.isReleasable(&objects.values[index]) { held.append(objects.values[index]) }
-            objects.formIndex(after: &index)
+        var remaining: [NSManagedObject?] = []
+        remaining.reserveCapacity(objects.count)
+        for (key, object) in objects {
+            objectIDs.append(key.objectID)
+            remaining.append(object)
         }
-        return (objectIDs, held)
+        objects.removeAll()
+        if !everyObject {
+            for _ in 0..<2 {
+                for index in remaining.indices where remaining[index]?.hasChanges == false && isKnownUniquelyReferenced(&remaining[index]) {
+                    remaining[index] = nil
+                }
+            }
+        }
+        return (objectIDs, remaining.compactMap { $0 })
     }
 
     /// Whether a registered object can leave the registry: unchanged, and no reference but the registry's.

@@ -247,6 +247,36 @@ struct ContextAPITests {
         }
     }
 
+    @Test func resetFreesObjectsHeldOnlyThroughFreedObjectsAndFaultsTheOnesStillHeld() throws {
+        let stack = try MoodyStack()
+        let context = stack.context
+        let countryID = try context.performAndWait {
+            let country = Country(context: context)
+            country.numericISO3166Code = 250
+            for rating in 1...3 { Mood(context: context).country = country; _ = rating }
+            try context.save()
+            return country.objectID
+        }
+        context.performAndWait { context.reset() }
+        weak var country: Country?
+        weak var dropped: Mood?
+        let kept: Mood = context.performAndWait {
+            let kept: Mood = {
+                let fetched = context.object(with: countryID) as! Country
+                country = fetched
+                let moods = Array(fetched.moods)
+                dropped = moods[0]
+                return moods[1]
+            }()
+            #expect(country != nil && dropped != nil, "the country holds its moods; the context holds the country")
+            context.reset()
+            #expect(country == nil, "held by the context alone")
+            #expect(dropped == nil, "held only by the freed country's relationship")
+            return kept
+        }
+        #expect(kept.isFault && kept.managedObjectContext == nil, "a mood still held is turned into a fault")
+    }
+
     @Test func anObjectInsertedAndDeletedBeforeASaveNeverReachesTheStore() throws {
         let stack = try MoodyStack()
         let context = stack.context
