@@ -63,10 +63,23 @@ final class RowCache: Sendable {
     func snapshot(for objectID: NSManagedObjectID, maximumAge: TimeInterval = -1) -> ObjectSnapshot? {
         let hierarchy = Self.hierarchy(of: objectID)
         return state.withLock { state in
-            guard let entry = state.rows[hierarchy]?[ObjectIDKey(objectID)], state.isCurrent(entry, in: hierarchy) else { return nil }
-            if maximumAge >= 0 && entry.fetched.duration(to: .now) > .milliseconds(Int64(maximumAge * 1000)) { return nil }
-            return entry.snapshot
+            guard state.rows[hierarchy] != nil else { return nil }
+            let staleUpTo = state.invalidated[hierarchy]
+            // The entry is read in place: reading it through the subscript copied it, its arrays retained and
+            // released again.
+            func read(_ rows: inout [ObjectIDKey: Entry]) -> ObjectSnapshot? {
+                guard let index = rows.index(forKey: ObjectIDKey(objectID)) else { return nil }
+                return Self.currentSnapshot(of: &rows.values[index], staleUpTo: staleUpTo, maximumAge: maximumAge)
+            }
+            return read(&state.rows[hierarchy]!)
         }
+    }
+
+    /// The snapshot of an entry that is neither stale nor older than `maximumAge` seconds (negative: any age).
+    private static func currentSnapshot(of entry: inout Entry, staleUpTo: UInt64?, maximumAge: TimeInterval) -> ObjectSnapshot? {
+        if let staleUpTo, entry.generation <= staleUpTo { return nil }
+        if maximumAge >= 0 && entry.fetched.duration(to: .now) > .milliseconds(Int64(maximumAge * 1000)) { return nil }
+        return entry.snapshot
     }
 
     /// ``passingRows(_:)`` of `cache`; without a cache, no row is found and none recorded.
