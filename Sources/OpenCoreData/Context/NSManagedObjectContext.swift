@@ -412,9 +412,13 @@ struct OrderedObjectSet: Sequence {
 
     @discardableResult
     mutating func insert(_ object: NSManagedObject) -> Bool {
-        let key = ObjectIdentifier(object)
-        guard indexByObject[key] == nil else { return false }
-        indexByObject[key] = objects.count
+        // One hash look-up: the slot is claimed in place if it is free.
+        func claim(_ slot: inout Int?, _ index: Int) -> Bool {
+            guard slot == nil else { return false }
+            slot = index
+            return true
+        }
+        guard claim(&indexByObject[ObjectIdentifier(object)], objects.count) else { return false }
         objects.append(object)
         count += 1
         return true
