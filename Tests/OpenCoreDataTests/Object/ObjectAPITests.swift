@@ -94,6 +94,21 @@ struct ObjectAPITests {
         }
     }
 
+    @Test func objectsHashAndCompareByIdentity() throws {
+        let stack = try LibraryStack()
+        let context = stack.context
+        context.performAndWait {
+            let first = LibraryStack.insert("Note", into: context, ["text": "same"])
+            let second = LibraryStack.insert("Note", into: context, ["text": "same"])
+            #expect(first.hash == first.hash && first.hash != second.hash)
+            #expect(first.isEqual(first) && !first.isEqual(second))
+            #expect(Set([first, second, first]).count == 2, "equal values, two objects")
+            let byObject: [NSManagedObject: String] = [first: "a", second: "b"]
+            #expect(byObject[first] == "a" && byObject[second] == "b")
+            #expect(NSSet(array: [first, first, second]).count == 2)
+        }
+    }
+
     @Test func willAccessValueFiresAFault() throws {
         let stack = try LibraryStack()
         let id = try stack.context.performAndWait {
