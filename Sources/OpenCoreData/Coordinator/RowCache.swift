@@ -21,9 +21,9 @@ final class RowCache: Sendable {
         var invalidated: [ObjectIdentifier: UInt64] = [:]
         var generation: UInt64 = 0
 
-        func isCurrent(_ entry: Entry, in hierarchy: ObjectIdentifier) -> Bool {
-            guard let staleUpTo = invalidated[hierarchy] else { return true }
-            return entry.generation > staleUpTo
+        /// Whether a row recorded in `generation` is current: not made stale by a batch request on its hierarchy since.
+        func isCurrent(_ generation: UInt64, in hierarchy: ObjectIdentifier) -> Bool {
+            RowCache.isCurrent(generation, staleUpTo: invalidated[hierarchy])
         }
 
         /// The rows of `hierarchy`, taken out (so that they can be changed in place; put them back) without the
@@ -57,6 +57,13 @@ final class RowCache: Sendable {
 
     private let state = Locked(State())   // not Mutex: TSan cannot see it (Locked.swift)
 
+    /// Whether a row recorded in `generation` is current, given the generation up to which a batch request made
+    /// its hierarchy's rows stale (nil: none did).
+    private static func isCurrent(_ generation: UInt64, staleUpTo: UInt64?) -> Bool {
+        guard let staleUpTo else { return true }
+        return generation > staleUpTo
+    }
+
     private static func hierarchy(of objectID: NSManagedObjectID) -> ObjectIdentifier { objectID.rootEntityIdentity }
 
     /// The cached row of `objectID`, if it is not older than `maximumAge` seconds (negative: any age).
@@ -69,17 +76,15 @@ final class RowCache: Sendable {
             // released again.
             func read(_ rows: inout [ObjectIDKey: Entry]) -> ObjectSnapshot? {
                 guard let index = rows.index(forKey: ObjectIDKey(objectID)) else { return nil }
-                return Self.currentSnapshot(of: &rows.values[index], staleUpTo: staleUpTo, maximumAge: maximumAge)
+                return currentSnapshot(of: &rows.values[index])
+            }
+            func currentSnapshot(of entry: inout Entry) -> ObjectSnapshot? {
+                guard Self.isCurrent(entry.generation, staleUpTo: staleUpTo) else { return nil }
+                if maximumAge >= 0 && entry.fetched.duration(to: .now) > .milliseconds(Int64(maximumAge * 1000)) { return nil }
+                return entry.snapshot
             }
             return read(&state.rows[hierarchy]!)
         }
-    }
-
-    /// The snapshot of an entry that is neither stale nor older than `maximumAge` seconds (negative: any age).
-    private static func currentSnapshot(of entry: inout Entry, staleUpTo: UInt64?, maximumAge: TimeInterval) -> ObjectSnapshot? {
-        if let staleUpTo, entry.generation <= staleUpTo { return nil }
-        if maximumAge >= 0 && entry.fetched.duration(to: .now) > .milliseconds(Int64(maximumAge * 1000)) { return nil }
-        return entry.snapshot
     }
 
     /// ``passingRows(_:)`` of `cache`; without a cache, no row is found and none recorded.
@@ -198,7 +203,7 @@ final class RowCache: Sendable {
     /// The number of current (not stale) cached rows.
     var count: Int {
         state.withLock { state in
-            state.rows.reduce(0) { total, hierarchy in total + hierarchy.value.values.filter { state.isCurrent($0, in: hierarchy.key) }.count }
+            state.rows.reduce(0) { total, hierarchy in total + hierarchy.value.values.filter { state.isCurrent($0.generation, in: hierarchy.key) }.count }
         }
     }
 }

@@ -44,9 +44,7 @@ final class EntityLayout: @unchecked Sendable {
         var attributes: [NSAttributeDescription] = []
         var toOne: [NSRelationshipDescription] = []
         var toMany: [NSRelationshipDescription] = []
-        var validated: [(name: String, slot: Slot)] = []
         for property in entity.properties {
-            defer { if !(property is NSFetchedPropertyDescription), let slot = slots[property.name] { validated.append((property.name, slot)) } }
             switch property {
             case let attribute as NSAttributeDescription:
                 slots[attribute.name] = .attribute(attributes.count, attribute)
@@ -83,7 +81,9 @@ final class EntityLayout: @unchecked Sendable {
         faultToOneValues = Array(repeating: .none, count: toOne.count)
         faultToManyValues = Array(repeating: .fault, count: toMany.count)
         hasTransientAttributes = attributes.contains(where: \.isTransient)
-        validatedProperties = validated
+        validatedProperties = entity.properties.compactMap { property in
+            property is NSFetchedPropertyDescription ? nil : slots[property.name].map { (property.name, $0) }
+        }
     }
 
     /// The number of stored properties (attributes and relationships).
