@@ -17,6 +17,44 @@ import Foundation
 /// }
 /// ```
 final class BatchInsertDictionary: NSMutableDictionary {
+    /// The entries, in one struct: a class's stored properties are checked for exclusive access at run time on
+    /// each mutation, so one property changed in place costs one check where three arrays cost three.
+    private var table = EntryTable()
+
+    /// The entries as (key, value) pairs, a key that is a string as a Swift `String`.
+    var entries: some Sequence<(key: Any, value: Any)> {
+        zip(table.names.indices, table.values).lazy.map { [table] index, value in (key: table.names[index] ?? table.givenKey(at: index), value: value) }
+    }
+
+    /// Empties the dictionary for the handler's next row, keeping its storage and its keys' order as the template.
+    /// Only for a dictionary nobody else holds: a handler that kept the last one still sees its entries.
+    func prepareForNextRow() { table.prepareForNextRow() }
+
+    override var count: Int { table.keys.count }
+
+    override func object(forKey aKey: Any) -> Any? {
+        table.position(of: aKey).map { table.values[$0] }
+    }
+
+    override func keyEnumerator() -> NSEnumerator {
+        NSArray(array: table.keys.indices.map { index in table.names[index].map { NSString(string: $0) as Any } ?? table.givenKey(at: index) }).objectEnumerator()
+    }
+
+    override func setObject(_ anObject: Any, forKey aKey: AnyHashable) {
+        table.set(anObject, forKey: aKey.base)
+    }
+
+    override func removeObject(forKey aKey: Any) {
+        table.remove(aKey)
+    }
+
+    override func removeAllObjects() {
+        table.removeAll()
+    }
+}
+
+/// The entries of a ``BatchInsertDictionary``.
+private struct EntryTable {
     /// The keys in the order they were first set, as given; ``names`` holds each as a Swift string when it is one
     /// (a `String` or an `NSString`), and ``values`` their values. Three arrays: a search compares names only.
     private(set) var keys: [AnyHashable] = []
@@ -25,32 +63,53 @@ final class BatchInsertDictionary: NSMutableDictionary {
     /// Positions by key (a name as a `String`), built once the dictionary is too large for a linear search.
     private var positions: [AnyHashable: Int]?
     private static let linearSearchLimit = 16
+    /// The previous row's names, in order (see ``prepareForNextRow()``), and whether the keys set so far are its
+    /// first ones: a handler sets the same keys in the same order for every row, so a key that is the template's
+    /// next one is new (the template's names are distinct) and is added without a search.
+    private var template: [String?] = []
+    private var followsTemplate = true
 
-    /// The entries as (key, value) pairs, a key that is a string as a Swift `String`.
-    var entries: some Sequence<(key: Any, value: Any)> {
-        zip(names.indices, values).lazy.map { [keys, names] index, value in (key: names[index] ?? keys[index].base, value: value) }
+    /// A key that is not `Hashable` (a subscript accepts any value; Apple's bridges it to an object), kept by
+    /// identity so that the insert can report it as the non-string key it is.
+    private final class UnhashableKey: Hashable {
+        let key: Any
+        init(_ key: Any) { self.key = key }
+        static func == (lhs: UnhashableKey, rhs: UnhashableKey) -> Bool { lhs === rhs }
+        func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     }
 
-    override var count: Int { keys.count }
-
-    override func object(forKey aKey: Any) -> Any? {
-        position(of: aKey).map { values[$0] }
+    /// The key at `index` as it was given.
+    func givenKey(at index: Int) -> Any {
+        (keys[index].base as? UnhashableKey)?.key ?? keys[index].base
     }
 
-    override func keyEnumerator() -> NSEnumerator {
-        NSArray(array: zip(keys, names).map { key, name in name.map { NSString(string: $0) as Any } ?? key.base }).objectEnumerator()
+    mutating func prepareForNextRow() {
+        swap(&template, &names)
+        names.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
+        values.removeAll(keepingCapacity: true)
+        positions = nil
+        followsTemplate = true
     }
 
-    override func setObject(_ anObject: Any, forKey aKey: AnyHashable) {
-        if let position = position(of: aKey.base) {
-            values[position] = anObject
+    mutating func set(_ value: Any, forKey key: Any) {
+        let name = ValueConversion.string(key)
+        if followsTemplate, let name, keys.count < template.count, template[keys.count] == name {
+            append(AnyHashable(name), name: name, value: value)
             return
         }
-        let name = ValueConversion.string(aKey.base)
-        let key = name.map(AnyHashable.init) ?? aKey
+        if let position = position(of: name ?? key) {
+            values[position] = value
+            return
+        }
+        followsTemplate = false
+        append(name.map(AnyHashable.init) ?? (key as? AnyHashable) ?? AnyHashable(UnhashableKey(key)), name: name, value: value)
+    }
+
+    private mutating func append(_ key: AnyHashable, name: String?, value: Any) {
         keys.append(key)
         names.append(name)
-        values.append(anObject)
+        values.append(value)
         if positions != nil {
             positions?[key] = keys.count - 1
         } else if keys.count > Self.linearSearchLimit {
@@ -58,29 +117,31 @@ final class BatchInsertDictionary: NSMutableDictionary {
         }
     }
 
-    override func removeObject(forKey aKey: Any) {
-        guard let position = position(of: aKey) else { return }
+    mutating func remove(_ key: Any) {
+        guard let position = position(of: key) else { return }
         keys.remove(at: position)
         names.remove(at: position)
         values.remove(at: position)
         positions = nil
+        followsTemplate = false
         if keys.count > Self.linearSearchLimit { indexPositions() }
     }
 
-    override func removeAllObjects() {
+    mutating func removeAll() {
         keys.removeAll()
         names.removeAll()
         values.removeAll()
         positions = nil
+        followsTemplate = false
     }
 
-    private func indexPositions() {
+    private mutating func indexPositions() {
         positions = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
     }
 
     /// Where `key` is among the entries. String keys match whether given as `String` or `NSString` (also inside an
     /// `AnyHashable`, which the casts unwrap).
-    private func position(of key: Any) -> Int? {
+    func position(of key: Any) -> Int? {
         if let name = ValueConversion.string(key) {
             if let positions { return positions[AnyHashable(name)] }
             return names.firstIndex { $0 == name }

@@ -42,6 +42,7 @@ enum BatchRequestExecution {
         }
         let outcome = try coordinator.withLock(for: context) {
             let outcome = try store.executeBatchInsert(StoreBatchInsert(entity: entity, rows: rows, conflictResolution: conflictResolution(context.mergePolicy)))
+            coordinator.rowCache.remove(outcome.objectIDs)
             coordinator.rowCache.remove(outcome.changedObjectIDs)
             return outcome
         }
@@ -85,10 +86,12 @@ enum BatchRequestExecution {
             rows.reserveCapacity(objects.count)
             for dictionary in objects { rows.append(try row(from: dictionary.lazy.map { (key: $0.key as Any, value: $0.value) })) }
         } else if let handler = request.dictionaryHandler {
+            var dictionary = BatchInsertDictionary()
             while true {
-                let dictionary = BatchInsertDictionary()
                 if handler(dictionary) { break }
                 rows.append(try row(from: dictionary.entries))
+                // The next row reuses the dictionary unless the handler kept it (then it keeps what it holds).
+                if isKnownUniquelyReferenced(&dictionary) { dictionary.prepareForNextRow() } else { dictionary = BatchInsertDictionary() }
             }
         } else if let handler = request.managedObjectHandler {
             let objectClass = ManagedObjectClassRegistry.managedObjectClass(for: entity)

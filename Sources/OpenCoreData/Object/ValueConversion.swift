@@ -82,6 +82,11 @@ enum ValueConversion {
             let type = number.objCType.pointee
             return type == CChar(UInt8(ascii: "d")) || type == CChar(UInt8(ascii: "f")) ? integer(number.doubleValue) : number.int64Value
         }
+        // The common types by their type first: the casts of the `switch` are tried in turn (a `Bool` failed ten).
+        let valueType = type(of: value)
+        if valueType == Int.self, let value = value as? Int { return Int64(value) }
+        if valueType == Int64.self, let value = value as? Int64 { return value }
+        if valueType == Bool.self, let value = value as? Bool { return value ? 1 : 0 }
         switch value {
         case let value as Int: return Int64(value)
         case let value as Int64: return value

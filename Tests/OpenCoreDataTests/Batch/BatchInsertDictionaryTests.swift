@@ -56,6 +56,48 @@ import Testing
         #expect(items[1].value(forKey: "payload") == nil)
     }
 
+    /// Each row starts from an empty dictionary, whatever the previous row set and in whichever order; a
+    /// dictionary the handler keeps keeps its entries.
+    @Test(arguments: StoreKind.batchCapable)
+    func everyRowStartsEmptyAndAKeptDictionaryKeepsItsEntries(kind: StoreKind) throws {
+        let stack = try BatchStack(kind)
+        var calls = 0
+        var kept: [NSMutableDictionary] = []
+        try stack.run { context in
+            _ = try context.execute(NSBatchInsertRequest(entityName: "Item", dictionaryHandler: { dictionary in
+                defer { calls += 1 }
+                #expect(dictionary.count == 0, "row \(calls) starts empty")
+                switch calls {
+                case 0, 1:   // the same keys in the same order
+                    dictionary["name"] = "row \(calls)"
+                    dictionary["rating"] = calls
+                    dictionary["flag"] = true
+                case 2:   // the same keys in another order, one left out, one set twice
+                    dictionary["rating"] = 2
+                    dictionary["name"] = "two"
+                    dictionary["rating"] = 22
+                case 3:   // one of the template's keys, then a key it lacks, then the template's next key
+                    dictionary["name"] = "three"
+                    dictionary["price"] = 3.5
+                    dictionary["rating"] = 3
+                    kept.append(dictionary)
+                case 4:
+                    dictionary["name"] = "four"
+                default:
+                    return true
+                }
+                return false
+            }))
+        }
+        let items = try stack.fetch("Item")   // by name
+        #expect(items.map { $0.value(forKey: "name") as? String } == ["four", "row 0", "row 1", "three", "two"])
+        #expect(items.map { $0.value(forKey: "rating") as? Int } == [7, 0, 1, 3, 22])   // 7: the default
+        #expect(items.map { $0.value(forKey: "flag") as? Bool } == [nil, true, true, nil, nil])
+        #expect(items.map { $0.value(forKey: "price") as? Double } == [nil, nil, nil, 3.5, nil])
+        #expect(kept.first?.count == 3)
+        #expect(kept.first?["name"] as? String == "three")
+    }
+
     @Test func theHandlersDictionaryReadsBackWhatWasSet() throws {
         let stack = try BatchStack(.sqlite)
         var seen: (count: Int, name: Any?, rating: Any?, keys: Set<String>, copied: Int, iterated: Int, described: String)?
