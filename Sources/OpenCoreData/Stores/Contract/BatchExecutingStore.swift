@@ -90,7 +90,8 @@ struct StoreBatchOutcome {
     /// The objects the request inserted, updated or deleted (in input order for inserts).
     var objectIDs: [NSManagedObjectID] = []
     /// Every row whose stored state the request changed — including rows deleted by cascade rules, rows whose
-    /// relationships a delete rule cleared and rows whose derived attributes changed — for the row cache.
+    /// relationships a delete rule cleared and rows whose derived attributes changed — for the row cache. An
+    /// insert need not list its `objectIDs` here: the cache forgets those too.
     var changedObjectIDs: Set<NSManagedObjectID> = []
     /// Entities every row of whose inheritance hierarchy may have changed, when the store did not list the rows
     /// (a request that did not need object IDs): the row cache forgets those hierarchies.

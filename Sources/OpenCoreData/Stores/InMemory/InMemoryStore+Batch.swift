@@ -67,7 +67,7 @@ extension InMemoryStore: BatchExecutingStore {
         }
         for objectID in addedOrder { rows[objectID] = Row(objectID: objectID, snapshot: added[objectID]!, toMany: [:]) }
         for (objectID, snapshot) in replaced { rows[objectID]?.snapshot = snapshot }
-        outcome.changedObjectIDs = Set(addedOrder).union(replaced.keys)
+        outcome.changedObjectIDs = Set(replaced.keys)   // the new rows are in `objectIDs`
         outcome.changedObjectIDs.formUnion(recomputeDerivedAttributesAfterBatch())
         return outcome
     }

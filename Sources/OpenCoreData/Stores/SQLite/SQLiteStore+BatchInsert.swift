@@ -24,7 +24,12 @@ extension SQLiteStore {
         return try inBatchTransaction { createdFiles, obsoleteFiles in
             var outcome = StoreBatchOutcome()
             outcome.objectIDs.reserveCapacity(request.rows.count)
-            var touched = Set<NSManagedObjectID>(minimumCapacity: request.rows.count)
+            // The rows whose derived attributes to compute, when the entity has any the store computes (not its
+            // triggers): new and overwritten rows. The cache forgets `objectIDs`; only overwritten rows are listed
+            // again in `changedObjectIDs` (the new ones are distinct, and a set of them cost a hash per row).
+            let computesDerived = DerivedAttributes.slots(of: entity).contains { !schema.isTriggerMaintained($0.1) }
+            var written: [NSManagedObjectID] = []
+            var overwritten = Set<NSManagedObjectID>()
             let firstKey = try firstFreePrimaryKey(rootNumber: rootNumber, table: table)
             var nextKey = firstKey
             let insert = try connection.cachedStatement(insertSQL)
@@ -56,13 +61,14 @@ extension SQLiteStore {
                         obsoleteFiles += try externalFiles(in: table, columns: externalColumns, keys: [conflict.existing.primaryKey ?? 0])
                         try overwrite(conflict.existing, with: row, of: entity, createdFiles: &createdFiles)
                         outcome.objectIDs.append(conflict.existing)
-                        touched.insert(conflict.existing)
+                        overwritten.insert(conflict.existing)
+                        if computesDerived { written.append(conflict.existing) }
                     }
                     continue
                 }
                 let objectID = objectID(for: entity, primaryKey: nextKey)
                 outcome.objectIDs.append(objectID)
-                touched.insert(objectID)
+                if computesDerived { written.append(objectID) }
                 nextKey += 1
             }
             if nextKey > firstKey {
@@ -71,8 +77,8 @@ extension SQLiteStore {
                 try update.bind(rootNumber, at: 2)
                 try update.execute()
             }
-            outcome.changedObjectIDs = touched
-            outcome.changedObjectIDs.formUnion(try recomputeDerivedAttributes(of: Array(touched)))
+            outcome.changedObjectIDs = overwritten
+            if computesDerived { outcome.changedObjectIDs.formUnion(try recomputeDerivedAttributes(of: written)) }
             outcome.changedObjectIDs.formUnion(takeDerivedChanges())
             return outcome
         }
