@@ -166,8 +166,15 @@ final class RawDatabase {
         final class Parent {
             let key: Int64
             let name: String
-            var children: [(value: Double, name: String)] = []
+            var children: [Child] = []
             init(key: Int64, name: String) { self.key = key; self.name = name }
+        }
+        // One class instance per row, children included (the baseline's rule: tuples would skip an allocation the
+        // other implementations make for every child).
+        final class Child {
+            let value: Double
+            let name: String
+            init(value: Double, name: String) { self.value = value; self.name = name }
         }
         var parents: [Int64: Parent] = [:]
         let statement = prepare("SELECT Z_PK, ZNAME FROM ZPARENT")
@@ -178,7 +185,7 @@ final class RawDatabase {
         sqlite3_finalize(statement)
         let children = prepare("SELECT ZPARENT, ZVALUE, ZNAME FROM ZCHILD")
         while sqlite3_step(children) == SQLITE_ROW {
-            parents[sqlite3_column_int64(children, 0)]?.children.append((sqlite3_column_double(children, 1), String(cString: sqlite3_column_text(children, 2))))
+            parents[sqlite3_column_int64(children, 0)]?.children.append(Child(value: sqlite3_column_double(children, 1), name: String(cString: sqlite3_column_text(children, 2))))
         }
         sqlite3_finalize(children)
         return parents.values.reduce(0) { $0 + $1.children.reduce(0) { $0 + $1.value } }
