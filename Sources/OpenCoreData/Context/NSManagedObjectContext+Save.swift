@@ -240,8 +240,8 @@ extension NSManagedObjectContext {
         let temporary = objects.filter { $0.objectID.isTemporaryID }
         // By entity and destination store (several stores may hold an entity: `assign(_:to:)` chooses).
         var destinations = DestinationStores(context: self, coordinator: coordinator)
-        let byEntity = Dictionary(grouping: temporary) { EntityInStore(entity: ObjectIdentifier($0.entity), store: destinations.store(for: $0).map(ObjectIdentifier.init)) }
-        for (_, group) in byEntity.sorted(by: { ($0.value[0].entity.name ?? "") < ($1.value[0].entity.name ?? "") }) {
+        let groups = Self.grouped(temporary) { EntityInStore(entity: ObjectIdentifier($0.entity), store: destinations.store(for: $0).map(ObjectIdentifier.init)) }
+        for group in groups.sorted(by: { ($0[0].entity.name ?? "") < ($1[0].entity.name ?? "") }) {
             let entity = group[0].entity
             guard let store = destinations.store(for: group[0]) else {
                 throw CoreDataError.make(NSPersistentStoreOperationError, "No persistent store holds the entity \(entity.name ?? "?")")
@@ -252,12 +252,23 @@ extension NSManagedObjectContext {
             }
             for (object, newID) in zip(group, ids) {
                 let oldID = object.objectID
-                storeAssignments[oldID] = nil
+                if !storeAssignments.isEmpty { storeAssignments[oldID] = nil }
                 reassign(object, to: newID)
                 // Ancestors that received this object from a child save move it to the permanent ID too.
                 if let parent = _parent { parent.performAndWait { parent.adoptPermanentID(newID, replacing: oldID) } }
             }
         }
+    }
+
+    /// `objects` grouped by `key`, in no particular order; one group without a dictionary when every key is the
+    /// same (the usual save: `Dictionary(grouping:by:)` appended each object to a group array through a hash).
+    private static func grouped(_ objects: [NSManagedObject], by key: (NSManagedObject) -> EntityInStore) -> [[NSManagedObject]] {
+        let keys = objects.map(key)
+        guard let first = keys.first else { return [] }
+        if keys.allSatisfy({ $0 == first }) { return [objects] }
+        var groups: [EntityInStore: [NSManagedObject]] = [:]
+        for (object, key) in zip(objects, keys) { groups[key, default: []].append(object) }
+        return Array(groups.values)
     }
 
     /// The key grouping objects for ``obtainPermanentIDs(for:)`` (a struct: an array key allocated per object).

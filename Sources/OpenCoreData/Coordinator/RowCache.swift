@@ -29,10 +29,15 @@ final class RowCache: Sendable {
         /// The rows of `hierarchy`, taken out (so that they can be changed in place; put them back) without the
         /// stale ones: rows are about to be added to a hierarchy a batch request made stale, and rows of other keys
         /// would never replace its stale rows (the cache would grow with every batch delete and insert).
+        ///
+        /// A hierarchy marked stale holds stale rows only: every row is recorded through this method, which clears
+        /// the mark, so none was recorded since the mark. Its rows are dropped whole (filtering them built a new
+        /// dictionary of none, entry by entry).
         mutating func takeRows(of hierarchy: ObjectIdentifier) -> [ObjectIDKey: Entry] {
             let hierarchyRows = rows.removeValue(forKey: hierarchy) ?? [:]
             guard let staleUpTo = invalidated.removeValue(forKey: hierarchy) else { return hierarchyRows }
-            return hierarchyRows.filter { $0.value.generation > staleUpTo }
+            assert(hierarchyRows.values.allSatisfy { $0.generation <= staleUpTo }, "a row recorded after its hierarchy was marked stale")
+            return [:]
         }
 
         /// Calls `record` with the cache slot of each row (one hash look-up per row): a run of rows of one hierarchy
