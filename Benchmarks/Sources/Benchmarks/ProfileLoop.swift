@@ -81,6 +81,12 @@ enum ProfileLoop {
         case "prefetch", "traverse":
             try stack.insertFamilies(parents: parents, children: rows.count)
             for _ in 0..<repetitions { seconds.append(try time { _ = try stack.traverse(prefetching: workload == "prefetch") }) }
+        case "coldtraverse":   // the faulting traversal with an empty row cache: a new coordinator each run
+            try stack.insertFamilies(parents: parents, children: rows.count)
+            for _ in 0..<repetitions {
+                let cold = try OpenCoreDataStack(path: freshStoreDirectory() + "/profile.sqlite")
+                seconds.append(try time { _ = try cold.traverse(prefetching: false) })
+            }
         default:
             FileHandle.standardError.write(Data("unknown workload \(workload)\n".utf8))
             exit(2)

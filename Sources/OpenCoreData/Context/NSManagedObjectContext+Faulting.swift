@@ -79,7 +79,21 @@ extension NSManagedObjectContext {
         guard !object._isInserted, object.committedSnapshot != nil else { return [] }
         let ids = committedToManyIDs(of: object, relationship: relationship)
         object.committedToMany[slot] = ids
-        return ids.map { self.object(with: $0) }
+        let members = ids.map { self.object(with: $0) }
+        batchMemberFaults(members)
+        return members
+    }
+
+    /// A fired to-many fault's members that are faults load together: firing one reads the rows of all that are
+    /// still faults with one query, where Apple's read one row per member (the N + 1 queries that prefetching
+    /// exists to avoid; DEVIATIONS O15). Not when the first member's row is cached (a warm cache serves each
+    /// member without a query) nor in a child context (its members' values come from its parent).
+    private func batchMemberFaults(_ members: [NSManagedObject]) {
+        guard members.count > 1, _parent == nil, let coordinator = persistentStoreCoordinator else { return }
+        let faults = members.filter { $0._isFault && faultBatches[$0.objectID] == nil }
+        guard faults.count > 1, readRowCache(coordinator).snapshot(for: faults[0].objectID, maximumAge: _stalenessInterval) == nil else { return }
+        let batch = FaultBatch(ids: faults.map(\.objectID))
+        for objectID in batch.ids { faultBatches[objectID] = batch }
     }
 
     /// The IDs of a to-many relationship's destinations as the store has them.
