@@ -58,6 +58,25 @@ final class RowCache: Sendable {
                 rows[hierarchy] = hierarchyRows
             }
         }
+
+        /// Forgets the rows of `objectIDs`: a run of IDs of one hierarchy works on that hierarchy's dictionary,
+        /// taken out once (each `rows[hierarchy]?[key] = nil` looked the hierarchy up again).
+        mutating func remove(_ objectIDs: some Sequence<NSManagedObjectID>) {
+            var iterator = objectIDs.makeIterator()
+            var next = iterator.next()
+            while let first = next {
+                let hierarchy = RowCache.hierarchy(of: first)
+                guard var hierarchyRows = rows.removeValue(forKey: hierarchy) else {
+                    while let objectID = next, RowCache.hierarchy(of: objectID) == hierarchy { next = iterator.next() }
+                    continue
+                }
+                while let objectID = next, RowCache.hierarchy(of: objectID) == hierarchy {
+                    hierarchyRows.removeValue(forKey: ObjectIDKey(objectID))
+                    next = iterator.next()
+                }
+                rows[hierarchy] = hierarchyRows
+            }
+        }
     }
 
     private let state = Locked(State())   // not Mutex: TSan cannot see it (Locked.swift)
@@ -173,13 +192,13 @@ final class RowCache: Sendable {
             state.update(saved, expectedCount: saved.count) { entry, snapshot in
                 entry = Entry(snapshot: snapshot, fetched: now, generation: generation)
             }
-            for objectID in deleted { state.rows[Self.hierarchy(of: objectID)]?[ObjectIDKey(objectID)] = nil }
+            state.remove(deleted)
         }
     }
 
     /// Forgets rows (so the next access reads the store).
     func remove(_ objectIDs: some Sequence<NSManagedObjectID>) {
-        state.withLock { state in for objectID in objectIDs { state.rows[Self.hierarchy(of: objectID)]?[ObjectIDKey(objectID)] = nil } }
+        state.withLock { state in state.remove(objectIDs) }
     }
 
     /// Forgets every row of the inheritance hierarchies of `entities` (after a batch request changed rows it did

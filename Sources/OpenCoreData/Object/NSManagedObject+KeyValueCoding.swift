@@ -115,7 +115,7 @@ extension NSManagedObject {
         context.pendingChanges[index].depth -= 1
         if context.pendingChanges[index].depth > 0 { return }
         let pending = context.pendingChanges.remove(at: index)
-        recordChange(forKey: key, oldValue: pending.oldValue)
+        recordChange(forKey: key, oldValue: pending.oldValue, in: context)
     }
 
     // MARK: Internals

@@ -51,9 +51,9 @@ extension NSManagedObject {
 
     /// Records a change of `key` whose previous value was `oldValue`: marks the object updated, keeps the value
     /// from before the event (for undo and `changedValuesForCurrentEvent()`), maintains inverse relationships.
-    func recordChange(forKey key: String, oldValue: Any?) {
-        guard let context = _context, context.changeProcessingSuspended == 0 else { return }
-        noteEventOldValue(key, oldValue)
+    func recordChange(forKey key: String, oldValue: Any?, in context: NSManagedObjectContext) {
+        guard context.changeProcessingSuspended == 0 else { return }
+        noteEventOldValue(key, oldValue, in: context)
         switch slot(for: key) {
         case .attribute:
             context.noteUpdated(self)
@@ -124,6 +124,11 @@ extension NSManagedObject {
     /// `NSNull`.
     func noteEventOldValue(_ key: String, _ value: Any?) {
         guard let context = _context else { return }
+        noteEventOldValue(key, value, in: context)
+    }
+
+    /// ``noteEventOldValue(_:_:)`` with the object's context already loaded (a weak reference, read once per change).
+    func noteEventOldValue(_ key: String, _ value: Any?, in context: NSManagedObjectContext) {
         let wasEmpty = eventOldValues.isEmpty
         let recorded = eventOldValues.record(Self.eventOldValueForm(of: value), forKey: key, in: layout)
         if recorded && wasEmpty { context.eventTouchedObjects.insert(self) }
