@@ -91,7 +91,7 @@ extension FetchPlan {
             }
             let count = members.reduce(0) { $0 + $1.count }
             if !store.recordsFetchedRows {
-                rowCache.store(members.lazy.joined().compactMap { member in member.snapshot.map { (member.objectID, $0) } }, expectedCount: count)
+                rowCache.store(members.lazy.joined().compactMap { member in member.snapshot.map { (member.objectID, $0) } })
             }
             context.registry.reserveCapacity(context.registry.count + count)
             reached.reserveCapacity(reached.count + count)

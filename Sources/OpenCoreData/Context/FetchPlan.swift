@@ -152,7 +152,7 @@ struct FetchPlan {
         let deduplicating = merging || multipleStores || context._parent != nil || !context.replacedTemporaryIDs.isEmpty
         var included = Set<ObjectIdentifier>()
         if let snapshots = rows.snapshots, !rows.recorded {
-            context.readRowCache(coordinator).store(zip(rows.objectIDs, snapshots), expectedCount: snapshots.count)
+            context.readRowCache(coordinator).store(zip(rows.objectIDs, snapshots))
         }
         context.registry.reserveCapacity(context.registry.count + rows.objectIDs.count)
         for (index, objectID) in rows.objectIDs.enumerated() {

@@ -4,16 +4,18 @@ import Foundation
 /// coordinator, so that a fault fires without a store round trip when the row is already known
 /// (objc.io, "Accessing Data"). Thread-safe.
 final class RowCache: Sendable {
-    /// A cached row, when it was read from the store, and the cache generation it was recorded in.
-    private struct Entry {
+    /// A cached row: the ID it was first recorded under (handed out with it, so that objects share one ID with
+    /// the cache), when it was read from the store, and the cache generation it was recorded in.
+    struct Entry {
+        var objectID: NSManagedObjectID
         var snapshot: ObjectSnapshot
         var fetched: ContinuousClock.Instant
         var generation: UInt64
     }
 
-    /// The rows by the root entity of their inheritance hierarchy, then by object ID.
+    /// The rows by the root entity of their inheritance hierarchy, then by object ID (``RowTable``).
     private struct State {
-        var rows: [ObjectIdentifier: [ObjectIDKey: Entry]] = [:]
+        var rows: [ObjectIdentifier: RowTable] = [:]
         /// Hierarchies a batch request changed without listing rows, with the generation that was current then:
         /// their entries of that generation or earlier are stale. (Marking is instant; freeing every row of a large
         /// hierarchy would cost the request milliseconds per 10,000 rows. Stale rows are dropped when rows are next
@@ -33,26 +35,25 @@ final class RowCache: Sendable {
         /// A hierarchy marked stale holds stale rows only: every row is recorded through this method, which clears
         /// the mark, so none was recorded since the mark. Its rows are dropped whole (filtering them built a new
         /// dictionary of none, entry by entry).
-        mutating func takeRows(of hierarchy: ObjectIdentifier) -> [ObjectIDKey: Entry] {
-            let hierarchyRows = rows.removeValue(forKey: hierarchy) ?? [:]
+        mutating func takeRows(of hierarchy: ObjectIdentifier) -> RowTable {
+            let hierarchyRows = rows.removeValue(forKey: hierarchy) ?? RowTable()
             guard let staleUpTo = invalidated.removeValue(forKey: hierarchy) else { return hierarchyRows }
-            assert(hierarchyRows.values.allSatisfy { $0.generation <= staleUpTo }, "a row recorded after its hierarchy was marked stale")
-            return [:]
+            assert(hierarchyRows.allSatisfy { $0.generation <= staleUpTo }, "a row recorded after its hierarchy was marked stale")
+            return RowTable()
         }
 
-        /// Calls `record` with the cache slot of each row (one hash look-up per row): a run of rows of one hierarchy
-        /// works on that hierarchy's dictionary, taken out once (and sized for `expectedCount` rows when new).
+        /// Calls `record` with the cache slot of each row (one look-up per row): a run of rows of one hierarchy
+        /// works on that hierarchy's table, taken out once.
         mutating func update<Rows: Sequence<(NSManagedObjectID, ObjectSnapshot)>>(
-            _ snapshots: Rows, expectedCount: Int, _ record: (inout Entry?, ObjectSnapshot) -> Void
+            _ snapshots: Rows, _ record: (inout Entry?, NSManagedObjectID, ObjectSnapshot) -> Void
         ) {
             var iterator = snapshots.makeIterator()
             var next = iterator.next()
             while let first = next {
                 let hierarchy = RowCache.hierarchy(of: first.0)
                 var hierarchyRows = takeRows(of: hierarchy)
-                if hierarchyRows.capacity < expectedCount { hierarchyRows.reserveCapacity(expectedCount) }
                 while let (objectID, snapshot) = next, RowCache.hierarchy(of: objectID) == hierarchy {
-                    record(&hierarchyRows[ObjectIDKey(objectID)], snapshot)
+                    record(&hierarchyRows[objectID], objectID, snapshot)
                     next = iterator.next()
                 }
                 rows[hierarchy] = hierarchyRows
@@ -71,7 +72,7 @@ final class RowCache: Sendable {
                     continue
                 }
                 while let objectID = next, RowCache.hierarchy(of: objectID) == hierarchy {
-                    hierarchyRows.removeValue(forKey: ObjectIDKey(objectID))
+                    hierarchyRows.removeValue(for: objectID)
                     next = iterator.next()
                 }
                 rows[hierarchy] = hierarchyRows
@@ -98,9 +99,8 @@ final class RowCache: Sendable {
             let staleUpTo = state.invalidated[hierarchy]
             // The entry is read in place: reading it through the subscript copied it, its arrays retained and
             // released again.
-            func read(_ rows: inout [ObjectIDKey: Entry]) -> ObjectSnapshot? {
-                guard let index = rows.index(forKey: ObjectIDKey(objectID)) else { return nil }
-                return currentSnapshot(of: &rows.values[index])
+            func read(_ rows: inout RowTable) -> ObjectSnapshot? {
+                rows.withEntry(for: objectID, currentSnapshot(of:))
             }
             func currentSnapshot(of entry: inout Entry) -> ObjectSnapshot? {
                 guard Self.isCurrent(entry.generation, staleUpTo: staleUpTo) else { return nil }
@@ -111,25 +111,44 @@ final class RowCache: Sendable {
         }
     }
 
+    /// How a store's fetch loop asks for the cached row of a row it reads (``passingRows(_:)``).
+    struct Lookup {
+        /// What ``byKey`` found.
+        enum KeyResult {
+            /// The current row, with the cache's own ID.
+            case found(NSManagedObjectID, ObjectSnapshot)
+            /// Not cached with that version.
+            case absent
+            /// The cache cannot tell without an ID (the row's store is not the one whose rows it indexes by key).
+            case needsID
+        }
+        /// The cached row of an object ID if it has `version`, with the cache's own ID for it.
+        let byID: (NSManagedObjectID, Int64) -> (NSManagedObjectID, ObjectSnapshot)?
+        /// The same for a row known by its hierarchy (the root entity's identity), store identifier and primary
+        /// key: no ID is made to look it up.
+        let byKey: (_ hierarchy: ObjectIdentifier, _ store: String, _ primaryKey: Int64, _ version: Int64) -> KeyResult
+
+        /// Finds nothing (no cache).
+        static var none: Lookup { Lookup(byID: { _, _ in nil }, byKey: { _, _, _, _ in .absent }) }
+    }
+
     /// ``passingRows(_:)`` of `cache`; without a cache, no row is found and none recorded.
-    static func passingRows<R>(through cache: RowCache?, _ body: (_ cachedRow: (NSManagedObjectID, Int64) -> (NSManagedObjectID, ObjectSnapshot)?,
-                                                            _ record: (NSManagedObjectID, ObjectSnapshot) -> Void) throws -> R) rethrows -> R {
-        guard let cache else { return try body({ _, _ in nil }, { _, _ in }) }
+    static func passingRows<R>(through cache: RowCache?, _ body: (_ cachedRow: Lookup, _ record: (NSManagedObjectID, ObjectSnapshot) -> Void) throws -> R) rethrows -> R {
+        guard let cache else { return try body(.none, { _, _ in }) }
         return try cache.passingRows(body)
     }
 
     /// Runs `body` (a store's fetch loop) with the cache locked, so that the rows pass through it as they are read,
     /// one hash look-up each: `cachedRow` hands out the current cached row of an object ID, with the cache's own
     /// equal ID, when it has the stored version (and marks it as read: a row the store already delivered is not
-    /// decoded again), `record` keeps a row the store decoded, as ``store(_:expectedCount:)`` would.
-    func passingRows<R>(_ body: (_ cachedRow: (NSManagedObjectID, Int64) -> (NSManagedObjectID, ObjectSnapshot)?,
-                                 _ record: (NSManagedObjectID, ObjectSnapshot) -> Void) throws -> R) rethrows -> R {
+    /// decoded again), `record` keeps a row the store decoded, as ``store(_:)`` would.
+    func passingRows<R>(_ body: (_ cachedRow: Lookup, _ record: (NSManagedObjectID, ObjectSnapshot) -> Void) throws -> R) rethrows -> R {
         let now = ContinuousClock.now
         return try state.withLock { state in
             let generation = state.generation
             // The current hierarchy's rows, out of `state` while the loop works on them.
             var hierarchy: ObjectIdentifier?
-            var hierarchyRows: [ObjectIDKey: Entry] = [:]
+            var hierarchyRows = RowTable()
             func switchTo(_ rowHierarchy: ObjectIdentifier) {
                 guard rowHierarchy != hierarchy else { return }
                 if let hierarchy { state.rows[hierarchy] = hierarchyRows }
@@ -137,27 +156,38 @@ final class RowCache: Sendable {
                 hierarchyRows = state.takeRows(of: rowHierarchy)
             }
             defer { if let hierarchy { state.rows[hierarchy] = hierarchyRows } }
-            return try body({ objectID, version in
+            // One in-place access to the entry (reading it through the subscript copied it, arrays retained).
+            func markRead(_ entry: inout Entry, version: Int64) -> (NSManagedObjectID, ObjectSnapshot)? {
+                guard entry.snapshot.version == version else { return nil }
+                entry.fetched = now
+                return (entry.objectID, entry.snapshot)
+            }
+            func byID(_ objectID: NSManagedObjectID, _ version: Int64) -> (NSManagedObjectID, ObjectSnapshot)? {
                 switchTo(Self.hierarchy(of: objectID))
-                guard let index = hierarchyRows.index(forKey: ObjectIDKey(objectID)) else { return nil }
-                // One in-place access to the entry (reading it through the subscript copied it, arrays retained).
-                func markRead(_ entry: inout Entry) -> ObjectSnapshot? {
-                    guard entry.snapshot.version == version else { return nil }
-                    entry.fetched = now
-                    return entry.snapshot
+                return hierarchyRows.withEntry(for: objectID) { markRead(&$0, version: version) }
+            }
+            func byKey(_ rowHierarchy: ObjectIdentifier, _ store: String, _ primaryKey: Int64, _ version: Int64) -> Lookup.KeyResult {
+                switchTo(rowHierarchy)
+                if let found = hierarchyRows.withEntry(store: store, primaryKey: primaryKey, { markRead(&$0, version: version) }) {
+                    return .found(found.0, found.1)
                 }
-                return markRead(&hierarchyRows.values[index]).map { (hierarchyRows.keys[index].objectID, $0) }
-            }, { objectID, snapshot in
+                return hierarchyRows.pages(store: store, primaryKey: primaryKey) ? .absent : .needsID
+            }
+            func record(_ objectID: NSManagedObjectID, _ snapshot: ObjectSnapshot) {
                 switchTo(Self.hierarchy(of: objectID))
-                Self.record(snapshot, in: &hierarchyRows[ObjectIDKey(objectID)], now: now, generation: generation)
-            })
+                Self.record(snapshot, of: objectID, in: &hierarchyRows[objectID], now: now, generation: generation)
+            }
+            // The lookup lives only as long as `body` (its closures work on this locked state).
+            return try withoutActuallyEscaping(byID) { byID in
+                try withoutActuallyEscaping(byKey) { byKey in try body(Lookup(byID: byID, byKey: byKey), record) }
+            }
         }
     }
 
     /// Keeps a row read from a store in its cache slot: a newer cached row stays; one of the same version is
     /// replaced (only SQLite's versions identify a row's content), unless it is the cached row itself, reused by
     /// the store: that one is only marked as read.
-    private static func record(_ snapshot: ObjectSnapshot, in entry: inout Entry?, now: ContinuousClock.Instant, generation: UInt64) {
+    private static func record(_ snapshot: ObjectSnapshot, of objectID: NSManagedObjectID, in entry: inout Entry?, now: ContinuousClock.Instant, generation: UInt64) {
         if let version = entry?.snapshot.version, version >= snapshot.version {
             if version > snapshot.version { return }
             if entry!.snapshot.sharesValues(with: snapshot) {
@@ -165,7 +195,7 @@ final class RowCache: Sendable {
                 return
             }
         }
-        entry = Entry(snapshot: snapshot, fetched: now, generation: generation)
+        entry = Entry(objectID: entry?.objectID ?? objectID, snapshot: snapshot, fetched: now, generation: generation)
     }
 
     /// Records rows a fetch or fault produced (a newer version replaces an older one).
@@ -174,12 +204,12 @@ final class RowCache: Sendable {
     }
 
     /// Records the rows a fetch produced, under one lock (a newer version replaces an older one).
-    func store(_ snapshots: some Sequence<(NSManagedObjectID, ObjectSnapshot)>, expectedCount: Int = 1) {
+    func store(_ snapshots: some Sequence<(NSManagedObjectID, ObjectSnapshot)>) {
         let now = ContinuousClock.now
         state.withLock { state in
             let generation = state.generation
-            state.update(snapshots, expectedCount: expectedCount) { entry, snapshot in
-                Self.record(snapshot, in: &entry, now: now, generation: generation)
+            state.update(snapshots) { entry, objectID, snapshot in
+                Self.record(snapshot, of: objectID, in: &entry, now: now, generation: generation)
             }
         }
     }
@@ -189,8 +219,8 @@ final class RowCache: Sendable {
         let now = ContinuousClock.now
         state.withLock { state in
             let generation = state.generation
-            state.update(saved, expectedCount: saved.count) { entry, snapshot in
-                entry = Entry(snapshot: snapshot, fetched: now, generation: generation)
+            state.update(saved) { entry, objectID, snapshot in
+                entry = Entry(objectID: entry?.objectID ?? objectID, snapshot: snapshot, fetched: now, generation: generation)
             }
             state.remove(deleted)
         }
@@ -227,7 +257,7 @@ final class RowCache: Sendable {
     /// The number of current (not stale) cached rows.
     var count: Int {
         state.withLock { state in
-            state.rows.reduce(0) { total, hierarchy in total + hierarchy.value.values.filter { state.isCurrent($0.generation, in: hierarchy.key) }.count }
+            state.rows.reduce(0) { total, hierarchy in total + hierarchy.value.count { state.isCurrent($0.generation, in: hierarchy.key) } }
         }
     }
 }

@@ -192,7 +192,7 @@ import Testing
         cache.removeRows(ofHierarchiesOf: [item])
         let stale = cache.passingRows { cachedRow, record in
             defer { record(id(item, 1), row("fresh", version: 1, of: item)) }
-            return cachedRow(id(item, 1), 1)
+            return cachedRow.byID(id(item, 1), 1)
         }
         #expect(stale == nil, "a stale row is not handed out, though its version matches")
         #expect(cache.heldCount == 1, "the hierarchy's stale rows went when a row passed through it")
@@ -200,9 +200,24 @@ import Testing
         let recordedID = id(item, 7)
         cache.store(row("seven", version: 1, of: item), for: recordedID)
         let probe = id(item, 7)
-        let reused = cache.passingRows { cachedRow, _ in cachedRow(probe, 1) }
+        let reused = cache.passingRows { cachedRow, _ in cachedRow.byID(probe, 1) }
         #expect(reused?.0 === recordedID && reused?.0 !== probe, "a cached row comes with the cache's own ID, equal to the one asked for")
-        let (sameVersion, otherVersion) = cache.passingRows { cachedRow, _ in (cachedRow(id(item, 1), 1), cachedRow(id(item, 1), 2)) }
+        // By primary key, without an ID: found, certainly absent, or not known without an ID (another store's row).
+        let hierarchy = ObjectIdentifier(item.rootEntity)
+        let (byKey, missing, otherVersion7, otherStore) = cache.passingRows { cachedRow, _ in
+            (cachedRow.byKey(hierarchy, probe.storeIdentifier, 7, 1), cachedRow.byKey(hierarchy, probe.storeIdentifier, 8, 1),
+             cachedRow.byKey(hierarchy, probe.storeIdentifier, 7, 2), cachedRow.byKey(hierarchy, "another store", 7, 1))
+        }
+        if case .found(let foundID, let snapshot) = byKey {
+            #expect(foundID === recordedID && snapshot.attributes[0] == .text("seven"))
+        } else {
+            Issue.record("row 7 is found by its primary key")
+        }
+        guard case .absent = missing, case .absent = otherVersion7, case .needsID = otherStore else {
+            Issue.record("absent rows and versions are reported absent, another store's rows need an ID")
+            return
+        }
+        let (sameVersion, otherVersion) = cache.passingRows { cachedRow, _ in (cachedRow.byID(id(item, 1), 1), cachedRow.byID(id(item, 1), 2)) }
         #expect(sameVersion?.1.attributes[0] == .text("fresh"))
         #expect(otherVersion == nil, "a row of another version is read from the store")
         cache.passingRows { _, record in

@@ -16,7 +16,7 @@ extension SQLiteStore {
     /// are returned (entities with derived attributes are always decoded: Apple's triggers change those columns
     /// without advancing `Z_OPT`). A decoded row is handed to `record` (``RowCache/passingRows(_:)``).
     func decodeRow(_ statement: SQLiteStatement, table: SQLiteSchema.EntityTable, offset: Int32 = 0, entities: inout RowEntityCache,
-                   cachedRow: (NSManagedObjectID, Int64) -> (NSManagedObjectID, ObjectSnapshot)? = { _, _ in nil },
+                   cachedRow: RowCache.Lookup = .none,
                    record: (NSManagedObjectID, ObjectSnapshot) -> Void = { _, _ in }) throws -> (NSManagedObjectID, ObjectSnapshot)? {
         let primaryKey = statement.int64(at: offset)
         let entityNumber = Int(statement.int64(at: offset + 1))
@@ -24,14 +24,23 @@ extension SQLiteStore {
             guard let entity = schema.entity(number: entityNumber), entity.rootEntity === table.root else { return nil }
             let layout = entity.layout
             entities = RowEntityCache(number: entityNumber, table: table, entity: entity, mapping: schema.mapping(for: entity), layout: layout,
-                                      rowsAreReusable: !layout.attributes.contains { $0 is NSDerivedAttributeDescription })
+                                      rowsAreReusable: !layout.attributes.contains { $0 is NSDerivedAttributeDescription },
+                                      hierarchy: ObjectIdentifier(entity.rootEntity), storeIdentifier: identity.identifierAndHash.0)
         }
         guard let entity = entities.entity else { return nil }
         let version = statement.isNull(at: offset + 2) ? 0 : statement.int64(at: offset + 2)
-        let rowID = objectID(for: entity, primaryKey: primaryKey)
         // A cached row comes with the cache's ID for it: the objects share one ID with the cache (a new one would
-        // double the IDs held in memory).
-        if entities.rowsAreReusable, let cached = cachedRow(rowID, version) { return cached }
+        // double the IDs held in memory). It is looked up by primary key, without making an ID, when it can be.
+        var probed = false
+        if entities.rowsAreReusable {
+            switch cachedRow.byKey(entities.hierarchy, entities.storeIdentifier, primaryKey, version) {
+            case .found(let cachedID, let snapshot) where cachedID.entity === entity: return (cachedID, snapshot)
+            case .absent: probed = true
+            case .found, .needsID: break
+            }
+        }
+        let rowID = objectID(for: entity, primaryKey: primaryKey)
+        if entities.rowsAreReusable, !probed, let cached = cachedRow.byID(rowID, version) { return cached }
         // Bound only for a row to decode: copying the mapping retains its arrays.
         guard let mapping = entities.mapping, let layout = entities.layout else { return nil }
         var attributes = [StoredValue](repeating: .null, count: layout.attributes.count)
@@ -148,4 +157,7 @@ struct RowEntityCache {
     var layout: EntityLayout?
     /// Whether a cached row of the same version may stand for the stored one (no derived attributes).
     var rowsAreReusable = false
+    /// The entity's hierarchy (its root entity's identity) and the store's identifier: the row cache's key for a row.
+    var hierarchy = ObjectIdentifier(RowEntityCache.self)
+    var storeIdentifier = ""
 }

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+
+/// The row cache's table of one hierarchy keeps the primary-key rows of one store in pages and every other row
+/// by ID, with the same equality as object IDs have: a super-entity's ID finds a sub-entity's row.
+@Suite struct RowTableTests {
+    private let item = BatchModel.shared.entitiesByName["Item"]!
+    private let special = BatchModel.shared.entitiesByName["SpecialItem"]!
+
+    /// Two stores, so that IDs of two store identifiers can be made.
+    private let stores: (NSPersistentStore, NSPersistentStore) = {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BatchModel.shared)
+        let first = try! coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        let second = try! coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        return (first, second)
+    }()
+
+    private func entry(_ objectID: NSManagedObjectID, _ name: String, version: Int64 = 1) -> RowCache.Entry {
+        var snapshot = objectID.entity.layout.emptySnapshot()
+        snapshot.attributes[0] = .text(name)
+        snapshot.version = version
+        return RowCache.Entry(objectID: objectID, snapshot: snapshot, fetched: .now, generation: 0)
+    }
+
+    private func name(_ entry: RowCache.Entry?) -> String? {
+        guard case .text(let name)? = entry?.snapshot.attributes[0] else { return nil }
+        return name
+    }
+
+    @Test func everyKindOfIDFindsItsRow() {
+        let (first, second) = stores
+        let paged = NSManagedObjectID(entity: item, key: .primaryKey(5), store: first)
+        let otherStore = NSManagedObjectID(entity: item, key: .primaryKey(5), store: second)
+        let huge = NSManagedObjectID(entity: item, key: .primaryKey(1 << 40), store: first)
+        let negative = NSManagedObjectID(entity: item, key: .primaryKey(-3), store: first)
+        let temporary = NSManagedObjectID.temporary(for: item)
+        var table = RowTable()
+        for objectID in [paged, otherStore, huge, negative, temporary] { table[objectID] = entry(objectID, "\(objectID)") }
+        #expect(table.count == 5)
+        for objectID in [paged, otherStore, huge, negative, temporary] { #expect(name(table[objectID]) == "\(objectID)") }
+        // An equal ID made anew, and a sub-entity's ID of the same key (equal within the hierarchy), find the row.
+        #expect(name(table[NSManagedObjectID(entity: item, key: .primaryKey(5), store: first)]) == "\(paged)")
+        #expect(table[NSManagedObjectID(entity: special, key: .primaryKey(5), store: first)]?.objectID === paged)
+        #expect(table[NSManagedObjectID(entity: item, key: .primaryKey(6), store: first)] == nil)
+
+        table[paged] = entry(paged, "replaced")
+        #expect(table.count == 5, "replacing a row does not count it twice")
+        #expect(table.withEntry(for: paged) { entry -> String? in
+            entry.snapshot.version = 9
+            return self.name(entry)
+        } == "replaced")
+        #expect(table[paged]?.snapshot.version == 9, "changed in place")
+        for objectID in [paged, otherStore, huge, negative, temporary] { table.removeValue(for: objectID) }
+        table.removeValue(for: paged)
+        #expect(table.count == 0)
+        for objectID in [paged, otherStore, huge, negative, temporary] { #expect(table[objectID] == nil) }
+    }
+
+    @Test func rowsAreFoundByPrimaryKeyWithoutAnID() {
+        let (first, second) = stores
+        let paged = NSManagedObjectID(entity: item, key: .primaryKey(40), store: first)
+        var table = RowTable()
+        table[paged] = entry(paged, "forty")
+        let store = paged.storeIdentifier
+        #expect(table.withEntry(store: store, primaryKey: 40) { self.name($0) } == "forty")
+        #expect(table.withEntry(store: store, primaryKey: 41) { self.name($0) } == nil)
+        #expect(table.pages(store: store, primaryKey: 41), "a paged store's missing row is known missing")
+        #expect(!table.pages(store: NSManagedObjectID(entity: item, key: .primaryKey(1), store: second).storeIdentifier, primaryKey: 40),
+                "another store's rows are found by ID only")
+        #expect(!table.pages(store: store, primaryKey: 1 << 40))
+        #expect(table.count(where: { $0.snapshot.version == 1 }) == 1)
+    }
+}
