@@ -1,24 +1,36 @@
-/// A context's registered objects by object ID, held strongly, keyed without `NSObject`'s dynamic hashing and
-/// `Any`-boxing equality (`ObjectIDKey`). Unchanged objects nobody else holds are let go by `removeReleasable`.
+/// A context's registered objects by object ID, held strongly: per inheritance hierarchy, a ``PagedIDTable``
+/// (objects of one store's primary-key IDs found by indexing, others by `ObjectIDKey`, without `NSObject`'s dynamic
+/// hashing and `Any`-boxing equality). Unchanged objects nobody else holds are let go by `removeReleasable`.
 struct ObjectRegistry {
-    private var objects: [ObjectIDKey: NSManagedObject] = [:]
+    private var tables: [ObjectIdentifier: PagedIDTable<NSManagedObject>] = [:]
+    private(set) var count = 0
 
     /// The object registered under `objectID`; setting nil unregisters it.
     subscript(objectID: NSManagedObjectID) -> NSManagedObject? {
-        get { objects[ObjectIDKey(objectID)] }
-        _modify { yield &objects[ObjectIDKey(objectID)] }
+        get { tables[objectID.rootEntityIdentity]?[objectID] }
+        _modify {
+            let hierarchy = objectID.rootEntityIdentity
+            if tables[hierarchy] == nil { tables[hierarchy] = PagedIDTable() }
+            let before = tables[hierarchy]!.count
+            yield &tables[hierarchy]![objectID]
+            count += tables[hierarchy]!.count - before
+        }
     }
 
-    var count: Int { objects.count }
-    var values: Dictionary<ObjectIDKey, NSManagedObject>.Values { objects.values }
-    var objectIDs: [NSManagedObjectID] { objects.keys.map(\.objectID) }
+    /// Every registered object, in no particular order.
+    var values: [NSManagedObject] { tables.values.flatMap(\.values) }
 
-    mutating func reserveCapacity(_ minimumCapacity: Int) { objects.reserveCapacity(minimumCapacity) }
-    mutating func removeAll() { objects.removeAll() }
+    mutating func reserveCapacity(_ minimumCapacity: Int) {}
+    mutating func removeAll() {
+        tables.removeAll()
+        count = 0
+    }
 
     @discardableResult
     mutating func removeValue(forKey objectID: NSManagedObjectID) -> NSManagedObject? {
-        objects.removeValue(forKey: ObjectIDKey(objectID))
+        guard let removed = tables[objectID.rootEntityIdentity]?.removeValue(for: objectID) else { return nil }
+        count -= 1
+        return removed
     }
 
     /// Unregisters the objects among `candidates` (every object when nil) that are unchanged and referenced by the
@@ -27,17 +39,15 @@ struct ObjectRegistry {
         var released: [NSManagedObjectID] = []
         if let candidates {
             for objectID in candidates {
-                guard let index = objects.index(forKey: ObjectIDKey(objectID)), Self.isReleasable(&objects.values[index]) else { continue }
-                objects.remove(at: index)
+                guard tables[objectID.rootEntityIdentity]?.withEntry(for: objectID, { Self.isReleasable(&$0) ? true : nil }) == true else { continue }
+                removeValue(forKey: objectID)
                 released.append(objectID)
             }
         } else {
-            var index = objects.startIndex
-            while index != objects.endIndex {
-                if Self.isReleasable(&objects.values[index]) { released.append(objects.keys[index].objectID) }
-                objects.formIndex(after: &index)
+            for hierarchy in Array(tables.keys) {
+                released += tables[hierarchy]!.objectIDs(where: Self.isReleasable)
             }
-            for objectID in released { objects[ObjectIDKey(objectID)] = nil }
+            for objectID in released { removeValue(forKey: objectID) }
         }
         return released
     }
@@ -48,15 +58,9 @@ struct ObjectRegistry {
     /// Apple's contexts, which hold unchanged objects weakly, would have freed them already; a second pass catches
     /// the objects that only the first pass's objects held (the members of a freed object's relationships).
     mutating func removeAllForReset(everyObject: Bool) -> (objectIDs: [NSManagedObjectID], held: [NSManagedObject]) {
-        var objectIDs: [NSManagedObjectID] = []
-        objectIDs.reserveCapacity(objects.count)
-        var remaining: [NSManagedObject?] = []
-        remaining.reserveCapacity(objects.count)
-        for (key, object) in objects {
-            objectIDs.append(key.objectID)
-            remaining.append(object)
-        }
-        objects.removeAll()
+        var remaining: [NSManagedObject?] = values
+        let objectIDs = remaining.map { $0!._objectID }
+        removeAll()
         if !everyObject {
             for _ in 0..<2 {
                 for index in remaining.indices where remaining[index]?.hasChanges == false && isKnownUniquelyReferenced(&remaining[index]) {

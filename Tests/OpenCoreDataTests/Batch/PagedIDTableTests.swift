@@ -4,8 +4,9 @@ import Testing
 @testable import OpenCoreData
 
 /// The row cache's table of one hierarchy keeps the primary-key rows of one store in pages and every other row
-/// by ID, with the same equality as object IDs have: a super-entity's ID finds a sub-entity's row.
-@Suite struct RowTableTests {
+/// by ID, with the same equality as object IDs have: a super-entity's ID finds a sub-entity's row. A context's
+/// registry keeps one such table per hierarchy: equal primary keys of two hierarchies are two objects.
+@Suite struct PagedIDTableTests {
     private let item = BatchModel.shared.entitiesByName["Item"]!
     private let special = BatchModel.shared.entitiesByName["SpecialItem"]!
 
@@ -71,5 +72,33 @@ import Testing
                 "another store's rows are found by ID only")
         #expect(!table.pages(store: store, primaryKey: 1 << 40))
         #expect(table.count(where: { $0.snapshot.version == 1 }) == 1)
+    }
+
+    @Test func theRegistryKeepsEqualKeysOfTwoHierarchiesApart() {
+        let (first, _) = stores
+        let product = BatchModel.shared.entitiesByName["Product"]!
+        let itemID = NSManagedObjectID(entity: item, key: .primaryKey(5), store: first)
+        let productID = NSManagedObjectID(entity: product, key: .primaryKey(5), store: first)
+        let temporaryID = NSManagedObjectID.temporary(for: item)
+        var registry = ObjectRegistry()
+        var objects: [NSManagedObject] = []
+        for objectID in [itemID, productID, temporaryID] {
+            let object = NSManagedObject(entity: objectID.entity, insertInto: nil)
+            object._objectID = objectID
+            registry[objectID] = object
+            objects.append(object)
+        }
+        #expect(registry.count == 3)
+        #expect(registry[itemID] === objects[0] && registry[productID] === objects[1] && registry[temporaryID] === objects[2])
+        #expect(registry[NSManagedObjectID(entity: special, key: .primaryKey(5), store: first)] === objects[0], "a sub-entity's equal ID")
+        #expect(Set(registry.values.map(ObjectIdentifier.init)) == Set(objects.map(ObjectIdentifier.init)))
+        // Only objects nobody else holds are released.
+        let heldProduct = objects[1]
+        objects.removeAll()
+        let released = registry.removeReleasable(among: nil)
+        #expect(Set(released) == [itemID, temporaryID])
+        #expect(registry.count == 1 && registry[productID] === heldProduct)
+        #expect(registry.removeValue(forKey: productID) === heldProduct)
+        #expect(registry.count == 0 && registry[productID] == nil)
     }
 }
