@@ -18,7 +18,12 @@ struct ObjectRegistry {
     }
 
     /// Every registered object, in no particular order.
-    var values: [NSManagedObject] { tables.values.flatMap(\.values) }
+    var values: [NSManagedObject] {
+        var result: [NSManagedObject] = []
+        result.reserveCapacity(count)
+        for table in tables.values { table.forEach { result.append($0) } }
+        return result
+    }
 
     mutating func reserveCapacity(_ minimumCapacity: Int) {}
     mutating func removeAll() {
@@ -58,8 +63,16 @@ struct ObjectRegistry {
     /// Apple's contexts, which hold unchanged objects weakly, would have freed them already; a second pass catches
     /// the objects that only the first pass's objects held (the members of a freed object's relationships).
     mutating func removeAllForReset(everyObject: Bool) -> (objectIDs: [NSManagedObjectID], held: [NSManagedObject]) {
-        var remaining: [NSManagedObject?] = values
-        let objectIDs = remaining.map { $0!._objectID }
+        var objectIDs: [NSManagedObjectID] = []
+        objectIDs.reserveCapacity(count)
+        var remaining: [NSManagedObject?] = []   // optional, so that the passes below can drop their references
+        remaining.reserveCapacity(count)
+        for table in tables.values {
+            table.forEach { object in
+                objectIDs.append(object._objectID)
+                remaining.append(object)
+            }
+        }
         removeAll()
         if !everyObject {
             for _ in 0..<2 {

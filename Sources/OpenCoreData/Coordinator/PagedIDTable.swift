@@ -110,10 +110,16 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
 
     /// Every value, in no particular order.
     var values: [Value] {
-        var result = Array(others.values)
+        var result: [Value] = []
         result.reserveCapacity(count)
-        for page in pages { for case let value? in page { result.append(value) } }
+        forEach { result.append($0) }
         return result
+    }
+
+    /// Calls `body` with every value, in no particular order.
+    func forEach(_ body: (Value) -> Void) {
+        for value in others.values { body(value) }
+        for page in pages { for case let value? in page { body(value) } }
     }
 
     /// The IDs of the values `isIncluded` accepts, each value seen in place (so that `isKnownUniquelyReferenced`
