@@ -31,16 +31,21 @@ extension SQLiteStore {
         let version = statement.isNull(at: offset + 2) ? 0 : statement.int64(at: offset + 2)
         // A cached row comes with the cache's ID for it: the objects share one ID with the cache (a new one would
         // double the IDs held in memory). It is looked up by primary key, without making an ID, when it can be.
+        // A row cached under a super-entity's ID (an object first known by a URI naming the super-entity) is handed
+        // out with an ID of the row's own entity.
         var probed = false
         if entities.rowsAreReusable {
             switch cachedRow.byKey(entities.hierarchy, entities.storeIdentifier, primaryKey, version) {
-            case .found(let cachedID, let snapshot) where cachedID.entity === entity: return (cachedID, snapshot)
+            case .found(let cachedID, let snapshot):
+                return (cachedID.entity === entity ? cachedID : objectID(for: entity, primaryKey: primaryKey), snapshot)
             case .absent: probed = true
-            case .found, .needsID: break
+            case .needsID: break
             }
         }
         let rowID = objectID(for: entity, primaryKey: primaryKey)
-        if entities.rowsAreReusable, !probed, let cached = cachedRow.byID(rowID, version) { return cached }
+        if entities.rowsAreReusable, !probed, let (cachedID, snapshot) = cachedRow.byID(rowID, version) {
+            return (cachedID.entity === entity ? cachedID : rowID, snapshot)
+        }
         // Bound only for a row to decode: copying the mapping retains its arrays.
         guard let mapping = entities.mapping, let layout = entities.layout else { return nil }
         var attributes = [StoredValue](repeating: .null, count: layout.attributes.count)
