@@ -7,8 +7,8 @@ import Testing
 @Suite struct SuperEntityIDTests {
     @Test func aFetchHandsOutTheRowsOwnEntity() throws {
         let writer = try ConformanceStack(.sqlite, model: BatchModel.shared)
-        let uri = try writer.newContext().performAndWait { () throws -> URL in
-            let context = writer.newContext()
+        let context = writer.newContext()
+        let uri = try context.performAndWait { () throws -> URL in
             let special = NSEntityDescription.insertNewObject(forEntityName: "SpecialItem", into: context)
             special.setValue("s", forKey: "name")
             special.setValue(3, forKey: "level")
