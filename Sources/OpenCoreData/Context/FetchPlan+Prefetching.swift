@@ -93,7 +93,6 @@ extension FetchPlan {
             if !store.recordsFetchedRows {
                 rowCache.store(members.lazy.joined().compactMap { member in member.snapshot.map { (member.objectID, $0) } })
             }
-            context.registry.reserveCapacity(context.registry.count + count)
             reached.reserveCapacity(reached.count + count)
             for (source, sourceMembers) in zip(group, members) {
                 let objects = sourceMembers.map { member in

@@ -154,7 +154,6 @@ struct FetchPlan {
         if let snapshots = rows.snapshots, !rows.recorded {
             context.readRowCache(coordinator).store(zip(rows.objectIDs, snapshots))
         }
-        context.registry.reserveCapacity(context.registry.count + rows.objectIDs.count)
         for (index, objectID) in rows.objectIDs.enumerated() {
             let snapshot = rows.snapshots?[index]
             let object = context.registeredObjectOrFault(for: objectID)

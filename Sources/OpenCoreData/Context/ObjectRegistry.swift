@@ -3,19 +3,15 @@
 /// hashing and `Any`-boxing equality). Unchanged objects nobody else holds are let go by `removeReleasable`.
 struct ObjectRegistry {
     private var tables: [ObjectIdentifier: PagedIDTable<NSManagedObject>] = [:]
-    private(set) var count = 0
 
     /// The object registered under `objectID`; setting nil unregisters it.
     subscript(objectID: NSManagedObjectID) -> NSManagedObject? {
         get { tables[objectID.rootEntityIdentity]?[objectID] }
-        _modify {
-            let hierarchy = objectID.rootEntityIdentity
-            if tables[hierarchy] == nil { tables[hierarchy] = PagedIDTable() }
-            let before = tables[hierarchy]!.count
-            yield &tables[hierarchy]![objectID]
-            count += tables[hierarchy]!.count - before
-        }
+        _modify { yield &tables[objectID.rootEntityIdentity, default: PagedIDTable()][objectID] }
     }
+
+    /// The number of registered objects (a table per hierarchy: a few to sum).
+    var count: Int { tables.values.reduce(0) { $0 + $1.count } }
 
     /// Every registered object, in no particular order.
     var values: [NSManagedObject] {
@@ -25,17 +21,11 @@ struct ObjectRegistry {
         return result
     }
 
-    mutating func reserveCapacity(_ minimumCapacity: Int) {}
-    mutating func removeAll() {
-        tables.removeAll()
-        count = 0
-    }
+    mutating func removeAll() { tables.removeAll() }
 
     @discardableResult
     mutating func removeValue(forKey objectID: NSManagedObjectID) -> NSManagedObject? {
-        guard let removed = tables[objectID.rootEntityIdentity]?.removeValue(for: objectID) else { return nil }
-        count -= 1
-        return removed
+        tables[objectID.rootEntityIdentity]?.removeValue(for: objectID)
     }
 
     /// Unregisters the objects among `candidates` (every object when nil) that are unchanged and referenced by the

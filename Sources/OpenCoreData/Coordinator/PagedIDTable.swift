@@ -86,7 +86,7 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
 
     /// Whether the values of `store` with `primaryKey` are paged: then one not found by
     /// ``withEntry(store:primaryKey:_:)`` is not in the table.
-    func pages(store: String, primaryKey: Int64) -> Bool {
+    func isPaged(store: String, primaryKey: Int64) -> Bool {
         store == pagedStore && Self.position(of: primaryKey) != nil
     }
 

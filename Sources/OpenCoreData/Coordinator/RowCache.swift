@@ -60,7 +60,7 @@ final class RowCache: Sendable {
             }
         }
 
-        /// Forgets the rows of `objectIDs`: a run of IDs of one hierarchy works on that hierarchy's dictionary,
+        /// Forgets the rows of `objectIDs`: a run of IDs of one hierarchy works on that hierarchy's table,
         /// taken out once (each `rows[hierarchy]?[key] = nil` looked the hierarchy up again).
         mutating func remove(_ objectIDs: some Sequence<NSManagedObjectID>) {
             var iterator = objectIDs.makeIterator()
@@ -171,7 +171,7 @@ final class RowCache: Sendable {
                 if let found = hierarchyRows.withEntry(store: store, primaryKey: primaryKey, { markRead(&$0, version: version) }) {
                     return .found(found.0, found.1)
                 }
-                return hierarchyRows.pages(store: store, primaryKey: primaryKey) ? .absent : .needsID
+                return hierarchyRows.isPaged(store: store, primaryKey: primaryKey) ? .absent : .needsID
             }
             func record(_ objectID: NSManagedObjectID, _ snapshot: ObjectSnapshot) {
                 switchTo(Self.hierarchy(of: objectID))

@@ -67,10 +67,10 @@ import Testing
         let store = paged.storeIdentifier
         #expect(table.withEntry(store: store, primaryKey: 40) { self.name($0) } == "forty")
         #expect(table.withEntry(store: store, primaryKey: 41) { self.name($0) } == nil)
-        #expect(table.pages(store: store, primaryKey: 41), "a paged store's missing row is known missing")
-        #expect(!table.pages(store: NSManagedObjectID(entity: item, key: .primaryKey(1), store: second).storeIdentifier, primaryKey: 40),
+        #expect(table.isPaged(store: store, primaryKey: 41), "a paged store's missing row is known missing")
+        #expect(!table.isPaged(store: NSManagedObjectID(entity: item, key: .primaryKey(1), store: second).storeIdentifier, primaryKey: 40),
                 "another store's rows are found by ID only")
-        #expect(!table.pages(store: store, primaryKey: 1 << 40))
+        #expect(!table.isPaged(store: store, primaryKey: 1 << 40))
         #expect(table.count(where: { $0.snapshot.version == 1 }) == 1)
     }
 

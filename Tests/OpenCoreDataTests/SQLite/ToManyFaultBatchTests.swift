@@ -21,33 +21,21 @@ import Testing
         return model
     }()
 
-    private static func coordinator(_ path: String) throws -> NSPersistentStoreCoordinator {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: path), options: nil)
-        return coordinator
-    }
-
-    private static func context(_ coordinator: NSPersistentStoreCoordinator) -> NSManagedObjectContext {
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        return context
-    }
-
-    /// A store with one shelf of five slots, and a new coordinator on it (an empty row cache).
-    private static func coldCoordinator() throws -> NSPersistentStoreCoordinator {
-        let path = try SQLiteTestFiles.newDatabasePath()
-        let writer = context(try coordinator(path))
-        try writer.performAndWait {
-            let shelf = NSEntityDescription.insertNewObject(forEntityName: "Shelf", into: writer)
+    /// A store with one shelf of five slots, reopened by a new coordinator (an empty row cache).
+    private static func coldStack() throws -> ConformanceStack {
+        let writer = try ConformanceStack(.sqlite, model: model)
+        let context = writer.newContext()
+        try context.performAndWait {
+            let shelf = NSEntityDescription.insertNewObject(forEntityName: "Shelf", into: context)
             shelf.setValue("shelf", forKey: "name")
             for index in 1...5 {
-                let slot = NSEntityDescription.insertNewObject(forEntityName: "Slot", into: writer)
+                let slot = NSEntityDescription.insertNewObject(forEntityName: "Slot", into: context)
                 slot.setValue("slot \(index)", forKey: "name")
                 slot.setValue(shelf, forKey: "shelf")
             }
-            try writer.save()
+            try context.save()
         }
-        return try coordinator(path)
+        return try writer.reopened()
     }
 
     /// The shelf's slots, from the relationship fault of the shelf fetched in `context`.
@@ -57,8 +45,9 @@ import Testing
     }
 
     @Test func theFirstMemberToFireLoadsTheOthers() throws {
-        let coordinator = try Self.coldCoordinator()
-        let context = Self.context(coordinator)
+        let stack = try Self.coldStack()
+        let coordinator = stack.coordinator
+        let context = stack.newContext()
         try context.performAndWait {
             let slots = try Self.slots(in: context)
             #expect(slots.count == 5 && slots.allSatisfy(\.isFault))
@@ -72,10 +61,10 @@ import Testing
     }
 
     @Test func membersWithCachedRowsAreNotBatched() throws {
-        let coordinator = try Self.coldCoordinator()
-        let warm = Self.context(coordinator)
+        let stack = try Self.coldStack()
+        let warm = stack.newContext()
         try warm.performAndWait { _ = try Self.slots(in: warm).map { $0.value(forKey: "name") } }   // every row cached
-        let context = Self.context(coordinator)
+        let context = stack.newContext()
         try context.performAndWait {
             let slots = try Self.slots(in: context)
             #expect(context.faultBatches.isEmpty)
@@ -85,8 +74,8 @@ import Testing
     }
 
     @Test func aChildContextsMembersAreNotBatched() throws {
-        let coordinator = try Self.coldCoordinator()
-        let parent = Self.context(coordinator)
+        let stack = try Self.coldStack()
+        let parent = stack.newContext()
         let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         child.parent = parent
         try child.performAndWait {

@@ -67,8 +67,8 @@ extension InMemoryStore: BatchExecutingStore {
         }
         for objectID in addedOrder { rows[objectID] = Row(objectID: objectID, snapshot: added[objectID]!, toMany: [:]) }
         for (objectID, snapshot) in replaced { rows[objectID]?.snapshot = snapshot }
-        outcome.changedObjectIDs = Set(replaced.keys)   // the new rows are in `objectIDs`
-        outcome.changedObjectIDs.formUnion(recomputeDerivedAttributesAfterBatch())
+        // New and replaced rows are in `objectIDs`, which the cache forgets.
+        outcome.changedObjectIDs = recomputeDerivedAttributesAfterBatch()
         return outcome
     }
 

@@ -25,11 +25,10 @@ extension SQLiteStore {
             var outcome = StoreBatchOutcome()
             outcome.objectIDs.reserveCapacity(request.rows.count)
             // The rows whose derived attributes to compute, when the entity has any the store computes (not its
-            // triggers): new and overwritten rows. The cache forgets `objectIDs`; only overwritten rows are listed
-            // again in `changedObjectIDs` (the new ones are distinct, and a set of them cost a hash per row).
+            // triggers): new and overwritten rows. The cache forgets `objectIDs` (new and overwritten rows), so
+            // `changedObjectIDs` lists only rows the derived attributes changed.
             let computesDerived = DerivedAttributes.slots(of: entity).contains { !schema.isTriggerMaintained($0.1) }
             var written: [NSManagedObjectID] = []
-            var overwritten = Set<NSManagedObjectID>()
             let firstKey = try firstFreePrimaryKey(rootNumber: rootNumber, table: table)
             var nextKey = firstKey
             let insert = try connection.cachedStatement(insertSQL)
@@ -61,7 +60,6 @@ extension SQLiteStore {
                         obsoleteFiles += try externalFiles(in: table, columns: externalColumns, keys: [conflict.existing.primaryKey ?? 0])
                         try overwrite(conflict.existing, with: row, of: entity, createdFiles: &createdFiles)
                         outcome.objectIDs.append(conflict.existing)
-                        overwritten.insert(conflict.existing)
                         if computesDerived { written.append(conflict.existing) }
                     }
                     continue
@@ -77,8 +75,7 @@ extension SQLiteStore {
                 try update.bind(rootNumber, at: 2)
                 try update.execute()
             }
-            outcome.changedObjectIDs = overwritten
-            if computesDerived { outcome.changedObjectIDs.formUnion(try recomputeDerivedAttributes(of: written)) }
+            if computesDerived { outcome.changedObjectIDs = try recomputeDerivedAttributes(of: written) }
             outcome.changedObjectIDs.formUnion(takeDerivedChanges())
             return outcome
         }
