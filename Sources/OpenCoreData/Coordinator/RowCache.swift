@@ -9,8 +9,30 @@ final class RowCache: Sendable {
     struct Entry {
         var objectID: NSManagedObjectID
         var snapshot: ObjectSnapshot
-        var fetched: ContinuousClock.Instant
+        var fetched: ReadTime
         var generation: UInt64
+    }
+
+    /// When a row was read: nanoseconds on the continuous clock since the cache's reference instant.
+    ///
+    /// Not a `ContinuousClock.Instant`: the standard library keeps that type's layout resilient (opaque to this
+    /// module), which made ``Entry`` a type of unknown layout, so that every copy of an entry and every test of a
+    /// table slot for nil went through the type's value witnesses (a copy of the entry to test a slot: 20 % of a
+    /// fetch of cached rows).
+    struct ReadTime {
+        let nanoseconds: Int64
+
+        private static let reference = ContinuousClock.now
+
+        static var now: ReadTime {
+            let (seconds, attoseconds) = reference.duration(to: .now).components
+            return ReadTime(nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+
+        /// Whether more than `seconds` have passed between this time and `now`.
+        func isOlder(than seconds: TimeInterval, at now: ReadTime) -> Bool {
+            Double(now.nanoseconds - nanoseconds) > seconds * 1_000_000_000
+        }
     }
 
     /// The rows by the root entity of their inheritance hierarchy, then by object ID (``RowTable``).
@@ -104,7 +126,7 @@ final class RowCache: Sendable {
             }
             func currentSnapshot(of entry: inout Entry) -> ObjectSnapshot? {
                 guard Self.isCurrent(entry.generation, staleUpTo: staleUpTo) else { return nil }
-                if maximumAge >= 0 && entry.fetched.duration(to: .now) > .milliseconds(Int64(maximumAge * 1000)) { return nil }
+                if maximumAge >= 0 && entry.fetched.isOlder(than: maximumAge, at: .now) { return nil }
                 return entry.snapshot
             }
             return read(&state.rows[hierarchy]!)
@@ -143,7 +165,7 @@ final class RowCache: Sendable {
     /// equal ID, when it has the stored version (and marks it as read: a row the store already delivered is not
     /// decoded again), `record` keeps a row the store decoded, as ``store(_:)`` would.
     func passingRows<R>(_ body: (_ cachedRow: Lookup, _ record: (NSManagedObjectID, ObjectSnapshot) -> Void) throws -> R) rethrows -> R {
-        let now = ContinuousClock.now
+        let now = ReadTime.now
         return try state.withLock { state in
             let generation = state.generation
             // The current hierarchy's rows, out of `state` while the loop works on them.
@@ -187,7 +209,7 @@ final class RowCache: Sendable {
     /// Keeps a row read from a store in its cache slot: a newer cached row stays; one of the same version is
     /// replaced (only SQLite's versions identify a row's content), unless it is the cached row itself, reused by
     /// the store: that one is only marked as read.
-    private static func record(_ snapshot: ObjectSnapshot, of objectID: NSManagedObjectID, in entry: inout Entry?, now: ContinuousClock.Instant, generation: UInt64) {
+    private static func record(_ snapshot: ObjectSnapshot, of objectID: NSManagedObjectID, in entry: inout Entry?, now: ReadTime, generation: UInt64) {
         if let version = entry?.snapshot.version, version >= snapshot.version {
             if version > snapshot.version { return }
             if entry!.snapshot.sharesValues(with: snapshot) {
@@ -205,7 +227,7 @@ final class RowCache: Sendable {
 
     /// Records the rows a fetch produced, under one lock (a newer version replaces an older one).
     func store(_ snapshots: some Sequence<(NSManagedObjectID, ObjectSnapshot)>) {
-        let now = ContinuousClock.now
+        let now = ReadTime.now
         state.withLock { state in
             let generation = state.generation
             state.update(snapshots) { entry, objectID, snapshot in
@@ -216,7 +238,7 @@ final class RowCache: Sendable {
 
     /// Records the rows a save wrote and forgets the deleted ones.
     func apply(saved: [(NSManagedObjectID, ObjectSnapshot)], deleted: [NSManagedObjectID]) {
-        let now = ContinuousClock.now
+        let now = ReadTime.now
         state.withLock { state in
             let generation = state.generation
             state.update(saved) { entry, objectID, snapshot in
