@@ -14,52 +14,75 @@
 /// table.withEntry(for: objectID) { $0.fetched = now }
 /// ```
 ///
+/// Temporary IDs are paged too, by the counter in their UUID (``TemporaryIDSource``): a context registers each object
+/// it inserts under one, and moves it to its permanent ID when it is saved. Their pages start at the first counter
+/// held and are dropped when the last temporary ID leaves (a save empties them). A temporary ID's slot is checked
+/// for an equal ID, as an ID read from a URI may name a counter of another entity or process: another ID is kept by ID.
+///
 /// Memory: a dense run of values costs what the hash table did or less (a row-cache entry is 64 bytes; the
 /// table's key, value and load factor made about 85); a page holds 32 values, so a value alone in its page costs
 /// 32 slots (2 KB for a row-cache entry: a fetch of scattered rows of a large table), and `pages` grows by 8 bytes
 /// per 32 primary keys up to the highest one held. Keys from 4,194,304 on are kept by ID (`pages` stays under 1 MB).
 struct PagedIDTable<Value: IdentifiedByObjectID> {
-    private static var pageBits: Int { 5 }
-    private static var pageSize: Int { 1 << pageBits }
-    /// Primary keys from this one on are kept by ID (so that a store with huge keys does not grow `pages`).
-    private static var pagedKeyLimit: Int64 { 1 << 22 }
-
     /// The store whose primary-key values are paged: the first one a value was set for.
     private var pagedStore: String?
-    /// Pages of `pageSize` values by `primaryKey >> pageBits`; a page no value was set in is empty.
-    private var pages: [ContiguousArray<Value?>] = []
-    private var pagedCount = 0
+    /// Values of `pagedStore`'s primary-key IDs, by primary key.
+    private var primaryKeyPages = Pages()
+    /// Values of temporary IDs, by their counter minus `temporaryBase`.
+    private var temporaryPages = Pages()
+    /// The first counter of `temporaryPages` (a page boundary), chosen again whenever they are empty.
+    private var temporaryBase: UInt64?
     private var others: [ObjectIDKey: Value] = [:]
 
     /// The number of values held.
-    var count: Int { pagedCount + others.count }
+    var count: Int { primaryKeyPages.count + temporaryPages.count + others.count }
 
-    /// Where the value of `objectID` is paged, if it is.
-    private func pagedPosition(of objectID: NSManagedObjectID) -> (page: Int, slot: Int)? {
-        guard case .primaryKey(let key) = objectID.key, let pagedStore, objectID.storeIdentifier == pagedStore else { return nil }
-        return Self.position(of: key)
+    /// Where a value is paged: by primary key, or by temporary counter (then the slot may hold another ID's value).
+    fileprivate enum Place {
+        case primaryKey(Pages.Position)
+        case temporary(Pages.Position)
+        case other
     }
 
-    private static func position(of key: Int64) -> (page: Int, slot: Int)? {
-        guard key >= 0, key < pagedKeyLimit else { return nil }
-        return (Int(key) >> pageBits, Int(key) & (pageSize - 1))
+    private func place(of objectID: NSManagedObjectID) -> Place {
+        switch objectID.key {
+        case .primaryKey(let key):
+            guard let pagedStore, objectID.storeIdentifier == pagedStore, let position = Pages.position(of: key) else { return .other }
+            return .primaryKey(position)
+        case .temporary:
+            guard let base = temporaryBase, let position = Pages.position(of: objectID.temporaryCounter &- base) else { return .other }
+            return .temporary(position)
+        case .reference:
+            return .other
+        }
     }
 
     /// The value of `objectID`; setting it records or forgets the value.
     subscript(objectID: NSManagedObjectID) -> Value? {
         get {
-            if let (page, slot) = pagedPosition(of: objectID) { return page < pages.count && !pages[page].isEmpty ? pages[page][slot] : nil }
-            return others[ObjectIDKey(objectID)]
+            switch place(of: objectID) {
+            case .primaryKey(let position):
+                return primaryKeyPages[position]
+            case .temporary(let position):
+                if let value = temporaryPages[position], value.tableObjectID.isSame(as: objectID) { return value }
+                return others[ObjectIDKey(objectID)]
+            case .other:
+                return others[ObjectIDKey(objectID)]
+            }
         }
         _modify {
-            if pagedStore == nil, case .primaryKey = objectID.key { pagedStore = objectID.storeIdentifier }
-            if let (page, slot) = pagedPosition(of: objectID) {
-                if page >= pages.count { pages.append(contentsOf: repeatElement([], count: page + 1 - pages.count)) }
-                if pages[page].isEmpty { pages[page] = ContiguousArray(repeating: nil, count: Self.pageSize) }
-                let had = pages[page][slot] != nil
-                yield &pages[page][slot]
-                pagedCount += (pages[page][slot] != nil ? 1 : 0) - (had ? 1 : 0)
-            } else {
+            switch objectID.key {
+            case .primaryKey: if pagedStore == nil { pagedStore = objectID.storeIdentifier }
+            case .temporary: if temporaryPages.count == 0 { temporaryBase = objectID.temporaryCounter & ~UInt64(Pages.pageSize - 1) }
+            case .reference: break
+            }
+            switch place(of: objectID) {
+            case .primaryKey(let position):
+                yield &primaryKeyPages[slot: position]
+            case .temporary(let position) where temporaryPages.holds(objectID, at: position):
+                yield &temporaryPages[slot: position]
+                if temporaryPages.count == 0 { (temporaryPages, temporaryBase) = (Pages(), nil) }
+            case .temporary, .other:
                 yield &others[ObjectIDKey(objectID)]
             }
         }
@@ -67,44 +90,49 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
 
     /// Runs `body` on the value of `objectID` in place (reading it out would retain what it holds); nil without one.
     mutating func withEntry<R>(for objectID: NSManagedObjectID, _ body: (inout Value) -> R?) -> R? {
-        if let (page, slot) = pagedPosition(of: objectID) {
-            guard page < pages.count, !pages[page].isEmpty, pages[page][slot] != nil else { return nil }
-            return body(&pages[page][slot]!)
+        switch place(of: objectID) {
+        case .primaryKey(let position):
+            return primaryKeyPages.withValue(at: position, body)
+        case .temporary(let position) where temporaryPages.holds(objectID, at: position):
+            return temporaryPages.withValue(at: position, body)
+        case .temporary, .other:
+            guard let index = others.index(forKey: ObjectIDKey(objectID)) else { return nil }
+            return body(&others.values[index])
         }
-        guard let index = others.index(forKey: ObjectIDKey(objectID)) else { return nil }
-        return body(&others.values[index])
     }
 
     /// ``withEntry(for:_:)`` for a value known by its store and primary key (no ID is made to look it up); nil when
     /// that store's values are not the paged ones.
     mutating func withEntry<R>(store: String, primaryKey: Int64, _ body: (inout Value) -> R?) -> R? {
-        guard store == pagedStore, let (page, slot) = Self.position(of: primaryKey), page < pages.count, !pages[page].isEmpty,
-              pages[page][slot] != nil
-        else { return nil }
-        return body(&pages[page][slot]!)
+        guard store == pagedStore, let position = Pages.position(of: primaryKey) else { return nil }
+        return primaryKeyPages.withValue(at: position, body)
     }
 
     /// Whether the values of `store` with `primaryKey` are paged: then one not found by
     /// ``withEntry(store:primaryKey:_:)`` is not in the table.
     func isPaged(store: String, primaryKey: Int64) -> Bool {
-        store == pagedStore && Self.position(of: primaryKey) != nil
+        store == pagedStore && Pages.position(of: primaryKey) != nil
     }
 
     /// Removes the value of `objectID` and returns it.
     @discardableResult
     mutating func removeValue(for objectID: NSManagedObjectID) -> Value? {
-        if let (page, slot) = pagedPosition(of: objectID) {
-            guard page < pages.count, !pages[page].isEmpty, pages[page][slot] != nil else { return nil }
-            pagedCount -= 1
-            return pages[page][slot].take()
+        switch place(of: objectID) {
+        case .primaryKey(let position):
+            return primaryKeyPages.removeValue(at: position)
+        case .temporary(let position) where temporaryPages.holds(objectID, at: position):
+            defer { if temporaryPages.count == 0 { (temporaryPages, temporaryBase) = (Pages(), nil) } }
+            return temporaryPages.removeValue(at: position)
+        case .temporary, .other:
+            return others.removeValue(forKey: ObjectIDKey(objectID))
         }
-        return others.removeValue(forKey: ObjectIDKey(objectID))
     }
 
     /// Removes every value.
     mutating func removeAll() {
-        pages = []
-        pagedCount = 0
+        primaryKeyPages = Pages()
+        temporaryPages = Pages()
+        temporaryBase = nil
         others = [:]
     }
 
@@ -119,7 +147,8 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
     /// Calls `body` with every value, in no particular order.
     func forEach(_ body: (Value) -> Void) {
         for value in others.values { body(value) }
-        for page in pages { for case let value? in page { body(value) } }
+        primaryKeyPages.forEach(body)
+        temporaryPages.forEach(body)
     }
 
     /// The IDs of the values `isIncluded` accepts, each value seen in place (so that `isKnownUniquelyReferenced`
@@ -132,18 +161,15 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
             if isIncluded(&others.values[index]) { result.append(others.keys[index].objectID) }
             others.formIndex(after: &index)
         }
-        for page in pages.indices where !pages[page].isEmpty {
-            for slot in pages[page].indices where pages[page][slot] != nil && isIncluded(&pages[page][slot]!) {
-                result.append(pages[page][slot]!.tableObjectID)
-            }
-        }
+        primaryKeyPages.objectIDs(where: isIncluded, into: &result)
+        temporaryPages.objectIDs(where: isIncluded, into: &result)
         return result
     }
 
     /// The number of values `isIncluded` accepts.
     func count(where isIncluded: (Value) -> Bool) -> Int {
-        var total = others.values.filter(isIncluded).count
-        for page in pages { for case let entry? in page where isIncluded(entry) { total += 1 } }
+        var total = 0
+        forEach { if isIncluded($0) { total += 1 } }
         return total
     }
 
@@ -151,9 +177,81 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
     func allSatisfy(_ predicate: (Value) -> Bool) -> Bool {
         count { !predicate($0) } == 0
     }
+
+    /// Values in pages of `pageSize` slots by a small non-negative integer; a page no value was set in is empty.
+    fileprivate struct Pages {
+        static var pageBits: Int { 5 }
+        static var pageSize: Int { 1 << pageBits }
+        /// Integers from this one on are not paged (so that huge keys do not grow `pages`).
+        static var limit: Int64 { 1 << 22 }
+
+        struct Position {
+            let page: Int
+            let slot: Int
+        }
+
+        private var pages: [ContiguousArray<Value?>] = []
+        private(set) var count = 0
+
+        static func position(of key: Int64) -> Position? {
+            guard key >= 0, key < limit else { return nil }
+            return Position(page: Int(key) >> pageBits, slot: Int(key) & (pageSize - 1))
+        }
+
+        static func position(of counter: UInt64) -> Position? {
+            counter < UInt64(limit) ? position(of: Int64(counter)) : nil
+        }
+
+        subscript(position: Position) -> Value? {
+            position.page < pages.count && !pages[position.page].isEmpty ? pages[position.page][position.slot] : nil
+        }
+
+        /// The slot at `position`, made if needed; the count follows what is stored in it.
+        subscript(slot position: Position) -> Value? {
+            get { self[position] }
+            _modify {
+                if position.page >= pages.count { pages.append(contentsOf: repeatElement([], count: position.page + 1 - pages.count)) }
+                if pages[position.page].isEmpty { pages[position.page] = ContiguousArray(repeating: nil, count: Self.pageSize) }
+                let had = pages[position.page][position.slot] != nil
+                yield &pages[position.page][position.slot]
+                count += (pages[position.page][position.slot] != nil ? 1 : 0) - (had ? 1 : 0)
+            }
+        }
+
+        /// Whether the slot at `position` is free or holds the value of an ID equal to `objectID`.
+        func holds(_ objectID: NSManagedObjectID, at position: Pages.Position) -> Bool {
+            guard let value = self[position] else { return true }
+            return value.tableObjectID.isSame(as: objectID)
+        }
+
+        mutating func withValue<R>(at position: Position, _ body: (inout Value) -> R?) -> R? {
+            guard position.page < pages.count, !pages[position.page].isEmpty, pages[position.page][position.slot] != nil else { return nil }
+            return body(&pages[position.page][position.slot]!)
+        }
+
+        mutating func removeValue(at position: Position) -> Value? {
+            guard position.page < pages.count, !pages[position.page].isEmpty, pages[position.page][position.slot] != nil else { return nil }
+            count -= 1
+            return pages[position.page][position.slot].take()
+        }
+
+        func forEach(_ body: (Value) -> Void) {
+            for page in pages { for case let value? in page { body(value) } }
+        }
+
+        mutating func objectIDs(where isIncluded: (inout Value) -> Bool, into result: inout [NSManagedObjectID]) {
+            for page in pages.indices where !pages[page].isEmpty {
+                for slot in pages[page].indices where pages[page][slot] != nil && isIncluded(&pages[page][slot]!) {
+                    result.append(pages[page][slot]!.tableObjectID)
+                }
+            }
+        }
+    }
 }
 
 extension PagedIDTable: Sendable where Value: Sendable {}
+extension PagedIDTable.Pages: Sendable where Value: Sendable {}
+extension PagedIDTable.Pages.Position: Sendable {}
 
 /// A value a ``PagedIDTable`` holds: it knows the ID it is kept under.
 protocol IdentifiedByObjectID {

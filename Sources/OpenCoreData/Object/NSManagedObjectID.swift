@@ -92,6 +92,13 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         return false
     }
 
+    /// The counter of a temporary ID (the last 8 bytes of its UUID, which ``TemporaryIDSource`` counts up); 0 for
+    /// other IDs. Tables page temporary IDs by it (``PagedIDTable``).
+    var temporaryCounter: UInt64 {
+        guard case .temporary(let uuid) = key else { return 0 }
+        return UInt64(bigEndian: withUnsafeBytes(of: uuid.uuid) { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) })
+    }
+
     /// The object's primary key within its store, for permanent IDs of stores that use primary keys.
     var primaryKey: Int64? {
         if case .primaryKey(let pk) = key { return pk }

@@ -101,4 +101,46 @@ import Testing
         #expect(registry.removeValue(forKey: productID) === heldProduct)
         #expect(registry.count == 0 && registry[productID] == nil)
     }
+
+    /// A temporary ID whose UUID ends in `counter` (as ``TemporaryIDSource`` makes them), after `prefix`.
+    private func temporaryID(_ entity: NSEntityDescription, counter: UInt64, prefix: UInt64 = 0x0123_4567_89AB_CDEF) -> NSManagedObjectID {
+        let bytes = withUnsafeBytes(of: (prefix.bigEndian, counter.bigEndian)) { Array($0) }
+        let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return NSManagedObjectID(entity: entity, key: .temporary(uuid), store: nil)
+    }
+
+    @Test func temporaryIDsArePagedByTheirCounterAndKeptApartWhenTheyCollide() {
+        var table = RowTable()
+        let inserted = (0..<100).map { _ in NSManagedObjectID.temporary(for: item) }
+        for objectID in inserted { table[objectID] = entry(objectID, "\(objectID)") }
+        #expect(zip(inserted, inserted.dropFirst()).allSatisfy { $0.temporaryCounter < $1.temporaryCounter }, "counters count up")
+        // IDs whose counters fall in the pages but that are other IDs: another prefix, another entity of the hierarchy.
+        let counter = inserted[10].temporaryCounter
+        let otherPrefix = temporaryID(item, counter: counter)
+        let otherEntity = NSManagedObjectID(entity: special, key: inserted[10].key, store: nil)
+        #expect(!otherEntity.isSame(as: inserted[10]), "temporary IDs of two entities are two IDs")
+        #expect(table[otherPrefix] == nil && table[otherEntity] == nil)
+        table[otherPrefix] = entry(otherPrefix, "other prefix")
+        table[otherEntity] = entry(otherEntity, "other entity")
+        #expect(table.count == 102)
+        #expect(name(table[otherPrefix]) == "other prefix" && name(table[otherEntity]) == "other entity")
+        #expect(name(table[inserted[10]]) == "\(inserted[10])", "the paged ID keeps its slot")
+        #expect(table.withEntry(for: otherEntity) { self.name($0) } == "other entity")
+        // A far counter and a counter before the first page are kept by ID.
+        let far = temporaryID(item, counter: counter + (1 << 30)), before = temporaryID(item, counter: counter &- 64)
+        table[far] = entry(far, "far")
+        table[before] = entry(before, "before")
+        #expect(name(table[far]) == "far" && name(table[before]) == "before" && table.count == 104)
+        #expect(Set(table.values.map(\.objectID)) == Set(inserted + [otherPrefix, otherEntity, far, before]))
+
+        for objectID in inserted { #expect(table.removeValue(for: objectID) != nil) }
+        #expect(table.count == 4 && name(table[otherEntity]) == "other entity" && table[inserted[10]] == nil)
+        // Once the pages are empty, they start again at the next counter held, however far it is.
+        let later = temporaryID(item, counter: counter + (1 << 40))
+        table[later] = entry(later, "later")
+        #expect(name(table[later]) == "later" && name(table[far]) == "far" && table.count == 5)
+        for objectID in [otherPrefix, otherEntity, far, before, later] { table.removeValue(for: objectID) }
+        #expect(table.count == 0 && table.values.isEmpty)
+    }
 }
