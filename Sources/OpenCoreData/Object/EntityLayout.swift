@@ -36,7 +36,19 @@ final class EntityLayout: @unchecked Sendable {
     /// Whether some attribute is transient (its value is the object's, not the row's).
     let hasTransientAttributes: Bool
     /// The attributes and relationships in the entity's property order, with their slots: what a save validates.
-    let validatedProperties: [(name: String, slot: Slot)]
+    /// `rules` says what `NSManagedObject`'s own `validateValue(_:forKey:)` can reject.
+    let validatedProperties: [(name: String, slot: Slot, rules: ValidationRuleKind)]
+
+    /// What the base `validateValue(_:forKey:)` checks of a property.
+    enum ValidationRuleKind {
+        /// Nothing: it accepts any value (an optional attribute without validation predicates that is not
+        /// transformable, an optional relationship without count limits).
+        case none
+        /// Only that an attribute has a value (a required attribute without validation predicates, not transformable).
+        case required
+        /// More (predicates, counts, a required relationship, a transformable value).
+        case some
+    }
 
     init(entity: NSEntityDescription) {
         self.entity = entity
@@ -82,7 +94,20 @@ final class EntityLayout: @unchecked Sendable {
         faultToManyValues = Array(repeating: .fault, count: toMany.count)
         hasTransientAttributes = attributes.contains(where: \.isTransient)
         validatedProperties = entity.properties.compactMap { property in
-            property is NSFetchedPropertyDescription ? nil : slots[property.name].map { (property.name, $0) }
+            property is NSFetchedPropertyDescription ? nil : slots[property.name].map { (property.name, $0, Self.rules(of: $0)) }
+        }
+    }
+
+    /// What the base `validateValue(_:forKey:)` can reject of the property in `slot`.
+    private static func rules(of slot: Slot) -> ValidationRuleKind {
+        switch slot {
+        case .attribute(_, let attribute):
+            if attribute.attributeType == .transformableAttributeType || !attribute.validationPredicates.isEmpty { return .some }
+            return attribute.isOptional ? .none : .required
+        case .toOne(_, let relationship), .toMany(_, let relationship):
+            return !relationship.isOptional || relationship.minCount > 0 || (relationship.isToMany && relationship.maxCount > 0) ? .some : .none
+        case .fetched:
+            return .none
         }
     }
 

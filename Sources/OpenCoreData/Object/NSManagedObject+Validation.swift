@@ -40,7 +40,17 @@ extension NSManagedObject {
     func validateAllProperties() throws {
         var errors: [NSError] = []
         fireFaultIfNeeded()
-        for (name, slot) in layout.validatedProperties {
+        // Without an override of `validateValue`, a property the base one would accept needs no call: one without
+        // rules, or a required attribute that has a value.
+        let skipsAcceptedValues = !ValidateValueOverride.isOverridden(by: type(of: self))
+        for (name, slot, rules) in layout.validatedProperties {
+            if skipsAcceptedValues {
+                switch (rules, slot) {
+                case (.none, _): continue
+                case (.required, .attribute(let index, _)) where !attributeValues[index].isNull: continue
+                default: break
+                }
+            }
             var value: Any? = nil
             if case .attribute(let index, let attribute) = slot { value = validationValue(at: index, attribute: attribute) }
             let original = value
