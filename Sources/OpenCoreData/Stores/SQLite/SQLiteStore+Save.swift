@@ -47,8 +47,14 @@ extension SQLiteStore {
     private func computeDerivedAttributes(_ objectIDs: [NSManagedObjectID]) throws -> Set<NSManagedObjectID> {
         var changed = Set<NSManagedObjectID>()
         let views = RowViews(store: self)
+        // The derived attributes of the last object's entity (a save's objects come grouped by entity).
+        var entity: NSEntityDescription?
+        var derived: [(Int, NSDerivedAttributeDescription)] = []
         for objectID in objectIDs {
-            let derived = DerivedAttributes.slots(of: objectID.entity).filter { !schema.isTriggerMaintained($0.1) }
+            if objectID.entity !== entity {
+                entity = objectID.entity
+                derived = DerivedAttributes.slots(of: objectID.entity).filter { !schema.isTriggerMaintained($0.1) }
+            }
             guard !derived.isEmpty, let primaryKey = objectID.primaryKey else { continue }
             let mapping = schema.mapping(for: objectID.entity)
             for (slot, attribute) in derived {
