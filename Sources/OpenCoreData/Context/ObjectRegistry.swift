@@ -55,23 +55,16 @@ struct ObjectRegistry {
     mutating func removeAllForReset(everyObject: Bool) -> (objectIDs: [NSManagedObjectID], held: [NSManagedObject]) {
         var objectIDs: [NSManagedObjectID] = []
         objectIDs.reserveCapacity(count)
-        var remaining: [NSManagedObject?] = []   // optional, so that the passes below can drop their references
-        remaining.reserveCapacity(count)
-        for table in tables.values {
-            table.forEach { object in
-                objectIDs.append(object._objectID)
-                remaining.append(object)
-            }
-        }
-        removeAll()
+        for table in tables.values { table.forEach { objectIDs.append($0._objectID) } }
         if !everyObject {
+            // In place: moving every object to a list first cost a retain and a release per object.
             for _ in 0..<2 {
-                for index in remaining.indices where remaining[index]?.hasChanges == false && isKnownUniquelyReferenced(&remaining[index]) {
-                    remaining[index] = nil
-                }
+                for hierarchy in Array(tables.keys) { tables[hierarchy]!.removeAll(where: Self.isReleasable) }
             }
         }
-        return (objectIDs, remaining.compactMap { $0 })
+        let held = values
+        removeAll()
+        return (objectIDs, held)
     }
 
     /// Whether a registered object can leave the registry: unchanged, and no reference but the registry's.

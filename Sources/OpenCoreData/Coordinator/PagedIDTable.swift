@@ -166,6 +166,21 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
         return result
     }
 
+    /// Removes the values `shouldRemove` accepts, each seen in place (so that `isKnownUniquelyReferenced` sees the
+    /// table's own reference): a value the table alone held is freed where it is.
+    mutating func removeAll(where shouldRemove: (inout Value) -> Bool) {
+        var removedOthers: [ObjectIDKey] = []
+        var index = others.startIndex
+        while index != others.endIndex {
+            if shouldRemove(&others.values[index]) { removedOthers.append(others.keys[index]) }
+            others.formIndex(after: &index)
+        }
+        for key in removedOthers { others.removeValue(forKey: key) }
+        primaryKeyPages.removeAll(where: shouldRemove)
+        temporaryPages.removeAll(where: shouldRemove)
+        if temporaryPages.count == 0 { (temporaryPages, temporaryBase) = (Pages(), nil) }
+    }
+
     /// The number of values `isIncluded` accepts.
     func count(where isIncluded: (Value) -> Bool) -> Int {
         var total = 0
@@ -237,6 +252,15 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
 
         func forEach(_ body: (Value) -> Void) {
             for page in pages { for case let value? in page { body(value) } }
+        }
+
+        mutating func removeAll(where shouldRemove: (inout Value) -> Bool) {
+            for page in pages.indices where !pages[page].isEmpty {
+                for slot in 0..<Self.pageSize where pages[page][slot] != nil && shouldRemove(&pages[page][slot]!) {
+                    pages[page][slot] = nil
+                    count -= 1
+                }
+            }
         }
 
         mutating func objectIDs(where isIncluded: (inout Value) -> Bool, into result: inout [NSManagedObjectID]) {
