@@ -164,14 +164,15 @@ enum FetchedResultsCache {
         return try? PropertyListDecoder().decode(Record.self, from: data)
     }
 
-    /// Deletes the cache named `name`, or every cache when nil.
-    static func delete(name: String?) {
+    /// Deletes the cache named `name`, or every cache when nil (`memory` and `directory` are the process's caches;
+    /// tests pass their own, as deleting every cache of the process would delete those of concurrent tests).
+    static func delete(name: String?, memory: MemoryCaches = .shared, directory: URL = directory()) {
         if let name {
-            MemoryCaches.shared.remove(named: name)
-            try? FileManager.default.removeItem(at: fileURL(forName: name).deletingLastPathComponent())
+            memory.remove(named: name)
+            try? FileManager.default.removeItem(at: fileURL(forName: name, in: directory).deletingLastPathComponent())
         } else {
-            MemoryCaches.shared.removeAll()
-            try? FileManager.default.removeItem(at: directory())
+            memory.removeAll()
+            try? FileManager.default.removeItem(at: directory)
         }
     }
 
@@ -192,18 +193,20 @@ enum FetchedResultsCache {
             .appendingPathComponent(".CoreDataCaches/SectionInfoCaches", isDirectory: true)
     }
 
-    static func fileURL(forName name: String) -> URL {
+    static func fileURL(forName name: String, in directory: URL = directory()) -> URL {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-_. ")
         var folder = name.addingPercentEncoding(withAllowedCharacters: allowed) ?? "cache"
         if folder.isEmpty || folder == "." || folder == ".." { folder = "%" + folder }
-        return directory().appendingPathComponent(folder, isDirectory: true).appendingPathComponent("sectionInfo")
+        return directory.appendingPathComponent(folder, isDirectory: true).appendingPathComponent("sectionInfo")
     }
 }
 
 /// The caches of controllers on in-memory stores, for the life of the process.
 final class MemoryCaches: Sendable {
     static let shared = MemoryCaches()
+
+    init() {}
 
     private let records = Locked<[String: FetchedResultsCache.Record]>([:])
 

@@ -142,8 +142,34 @@ struct FetchedResultsCacheTests {
             #expect(!third.engine.lastFetchUsedCache)
             #expect(third.fetchedObjects?.count == 5)
         }
-        NSFetchedResultsController<NSFetchRequestResult>.deleteCache(withName: nil)
+        NSFetchedResultsController<NSFetchRequestResult>.deleteCache(withName: name)
         #expect(MemoryCaches.shared.record(named: name) == nil)
+    }
+
+    /// `deleteCache(withName: nil)` deletes every cache, in memory and on disk; shown on caches of the test's own
+    /// (deleting the process's caches would delete those of the tests running beside it).
+    @Test func deletingWithoutANameDeletesEveryCache() throws {
+        let memory = MemoryCaches()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frc-caches-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = FetchedResultsCache.Configuration(entityName: "Item", entityVersionHash: Data(), predicateFormat: nil, sortDescriptors: [],
+                                                              sectionNameKeyPath: nil, includesSubentities: true, includesPendingChanges: true,
+                                                              fetchLimit: 0, fetchOffset: 0, storeIdentifiers: [])
+        let record = FetchedResultsCache.Record(configuration: configuration, sections: [], objectURIs: [], storeToken: "t")
+        memory.set(record, named: "first")
+        memory.set(record, named: "second")
+        for name in ["first", "second"] {
+            let file = FetchedResultsCache.fileURL(forName: name, in: directory)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data([1]).write(to: file)
+        }
+        FetchedResultsCache.delete(name: "first", memory: memory, directory: directory)
+        #expect(memory.record(named: "first") == nil && memory.record(named: "second") != nil)
+        #expect(!FileManager.default.fileExists(atPath: FetchedResultsCache.fileURL(forName: "first", in: directory).path))
+        #expect(FileManager.default.fileExists(atPath: FetchedResultsCache.fileURL(forName: "second", in: directory).path))
+        FetchedResultsCache.delete(name: nil, memory: memory, directory: directory)
+        #expect(memory.record(named: "second") == nil)
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
     }
 
     @Test func batchUpdatesOfInMemoryStoresInvalidateTheirCaches() throws {
