@@ -106,11 +106,22 @@ extension NSManagedObjectContext {
             try obtainPermanentIDs(for: inserted.filter { $0.objectID.isTemporaryID })
             try refuseCrossStoreRelationships(inserted + updated)
             var changesByStore: [ObjectIdentifier: (store: SnapshotStore, changes: StoreSaveChanges)] = [:]
+            // The last object's store by its ID's store identity: finding the store (a weak load under a lock and a
+            // dynamic cast) for each of 100,000 objects was 1.5 % of a save.
+            var lastStore: (identity: ObjectIdentifier, store: SnapshotStore)?
             func add(_ object: NSManagedObject, _ edit: (inout StoreSaveChanges) -> Void) throws {
-                guard let store = coordinator.store(for: object.objectID) else {
-                    throw CoreDataError.make(NSPersistentStoreSaveError, "No persistent store holds the entity \(object.entity.name ?? "?") (\(object.objectID))")
+                let identity = object.objectID.storeIdentityKey
+                let store: SnapshotStore
+                if let lastStore, let identity, identity == lastStore.identity {
+                    store = lastStore.store
+                } else {
+                    guard let found = coordinator.store(for: object.objectID) else {
+                        throw CoreDataError.make(NSPersistentStoreSaveError, "No persistent store holds the entity \(object.entity.name ?? "?") (\(object.objectID))")
+                    }
+                    if found.isReadOnly { throw Self.readOnlyStoreError(found, object) }
+                    store = found
+                    lastStore = identity.map { ($0, found) }
                 }
-                if store.isReadOnly { throw Self.readOnlyStoreError(store, object) }
                 let key = ObjectIdentifier(store)
                 if changesByStore[key] == nil { changesByStore[key] = (store, StoreSaveChanges()) }
                 edit(&changesByStore[key]!.changes)   // in place: copying the entry made a save quadratic

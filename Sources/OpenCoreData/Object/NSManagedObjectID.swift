@@ -83,6 +83,9 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         NSManagedObjectID(entity: entity, key: .temporary(TemporaryIDSource.next()), store: nil)
     }
 
+    /// The identity of the store the ID was made for (equal for the IDs of one store); nil for temporary IDs.
+    var storeIdentityKey: ObjectIdentifier? { storeIdentity.map(ObjectIdentifier.init) }
+
     /// The store that holds the object; `nil` for temporary IDs.
     public var persistentStore: NSPersistentStore? { storeIdentity?.store }
 
