@@ -405,6 +405,9 @@ struct OrderedObjectSet: Sequence {
     private(set) var count = 0
     /// No live object is stored before this index (so taking the first object does not rescan removed slots).
     private var head = 0
+    /// The object inserted last, while it is a member: inserting it again needs no hash look-up (a new object's
+    /// setters note it as changed once per property).
+    private var lastInserted: ObjectIdentifier?
 
     var isEmpty: Bool { count == 0 }
 
@@ -418,15 +421,19 @@ struct OrderedObjectSet: Sequence {
             slot = index
             return true
         }
-        guard claim(&indexByObject[ObjectIdentifier(object)], objects.count) else { return false }
+        let identifier = ObjectIdentifier(object)
+        if identifier == lastInserted { return false }
+        guard claim(&indexByObject[identifier], objects.count) else { return false }
         objects.append(object)
         count += 1
+        lastInserted = identifier
         return true
     }
 
     @discardableResult
     mutating func remove(_ object: NSManagedObject) -> Bool {
         guard let index = indexByObject.removeValue(forKey: ObjectIdentifier(object)) else { return false }
+        if lastInserted == ObjectIdentifier(object) { lastInserted = nil }
         objects[index] = nil
         count -= 1
         if objects.count > 32 && count < objects.count / 2 { compact() }
@@ -438,6 +445,7 @@ struct OrderedObjectSet: Sequence {
         objects.removeAll()
         count = 0
         head = 0
+        lastInserted = nil
     }
 
     /// Removes and returns the earliest inserted object (amortized constant time).
