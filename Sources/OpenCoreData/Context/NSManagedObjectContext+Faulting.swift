@@ -77,7 +77,8 @@ extension NSManagedObjectContext {
     /// The members of a to-many relationship as the store has them, as objects of this context.
     func loadToMany(of object: NSManagedObject, relationship: NSRelationshipDescription, slot: Int) -> [NSManagedObject] {
         guard !object._isInserted, object.committedSnapshot != nil else { return [] }
-        let ids = committedToManyIDs(of: object, relationship: relationship)
+        var ids = committedToManyIDs(of: object, relationship: relationship)
+        if let coordinator = persistentStoreCoordinator { ids = readRowCache(coordinator).sharedIDs(ids) }
         object.committedToMany[slot] = ids
         let members = ids.map { self.object(with: $0) }
         batchMemberFaults(members)

@@ -73,6 +73,21 @@ import Testing
         }
     }
 
+    @Test func membersWithCachedRowsShareTheCachesIDs() throws {
+        let stack = try Self.coldStack()
+        let warm = stack.newContext()
+        let fetchedIDs = try warm.performAndWait {
+            try warm.fetch(NSFetchRequest<NSManagedObject>(entityName: "Slot")).map(\.objectID)
+        }
+        let context = stack.newContext()
+        try context.performAndWait {
+            let slots = try Self.slots(in: context)
+            #expect(slots.count == 5)
+            // The same ID objects as the fetch's (the row cache's), not equal ones of their own.
+            #expect(slots.allSatisfy { slot in fetchedIDs.contains { $0 === slot.objectID } })
+        }
+    }
+
     @Test func aChildContextsMembersAreNotBatched() throws {
         let stack = try Self.coldStack()
         let parent = stack.newContext()
