@@ -19,9 +19,9 @@
 /// held and are dropped when the last temporary ID leaves (a save empties them). A temporary ID's slot is checked
 /// for an equal ID, as an ID read from a URI may name a counter of another entity or process: another ID is kept by ID.
 ///
-/// Memory: a dense run of values costs what the hash table did or less (a row-cache entry is 64 bytes; the
+/// Memory: a dense run of values costs what the hash table did or less (a row-cache entry is 48 bytes; the
 /// table's key, value and load factor made about 85); a page holds 32 values, so a value alone in its page costs
-/// 32 slots (2 KB for a row-cache entry: a fetch of scattered rows of a large table), and `pages` grows by 8 bytes
+/// 32 slots (1.5 KB for a row-cache entry: a fetch of scattered rows of a large table), and `pages` grows by 8 bytes
 /// per 32 primary keys up to the highest one held. Keys from 4,194,304 on are kept by ID (`pages` stays under 1 MB).
 struct PagedIDTable<Value: IdentifiedByObjectID> {
     /// The store whose primary-key values are paged: the first one a value was set for.
