@@ -40,9 +40,12 @@ struct ObjectRegistry {
             }
         } else {
             for hierarchy in Array(tables.keys) {
-                released += tables[hierarchy]!.objectIDs(where: Self.isReleasable)
+                tables[hierarchy]!.removeAll { object in
+                    guard Self.isReleasable(&object) else { return false }
+                    released.append(object._objectID)
+                    return true
+                }
             }
-            for objectID in released { removeValue(forKey: objectID) }
         }
         return released
     }

@@ -63,10 +63,9 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
             switch place(of: objectID) {
             case .primaryKey(let position):
                 return primaryKeyPages[position]
-            case .temporary(let position):
-                if let value = temporaryPages[position], value.tableObjectID.isSame(as: objectID) { return value }
-                return others[ObjectIDKey(objectID)]
-            case .other:
+            case .temporary(let position) where temporaryPages.holds(objectID, at: position):
+                return temporaryPages[position]
+            case .temporary, .other:
                 return others[ObjectIDKey(objectID)]
             }
         }
@@ -81,7 +80,7 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
                 yield &primaryKeyPages[slot: position]
             case .temporary(let position) where temporaryPages.holds(objectID, at: position):
                 yield &temporaryPages[slot: position]
-                if temporaryPages.count == 0 { (temporaryPages, temporaryBase) = (Pages(), nil) }
+                dropTemporaryPagesIfEmpty()
             case .temporary, .other:
                 yield &others[ObjectIDKey(objectID)]
             }
@@ -121,11 +120,16 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
         case .primaryKey(let position):
             return primaryKeyPages.removeValue(at: position)
         case .temporary(let position) where temporaryPages.holds(objectID, at: position):
-            defer { if temporaryPages.count == 0 { (temporaryPages, temporaryBase) = (Pages(), nil) } }
+            defer { dropTemporaryPagesIfEmpty() }
             return temporaryPages.removeValue(at: position)
         case .temporary, .other:
             return others.removeValue(forKey: ObjectIDKey(objectID))
         }
+    }
+
+    /// Frees the temporary pages once no temporary ID is left (a save moves every one to its permanent ID).
+    private mutating func dropTemporaryPagesIfEmpty() {
+        if temporaryPages.count == 0 { (temporaryPages, temporaryBase) = (Pages(), nil) }
     }
 
     /// Removes every value.
@@ -151,25 +155,11 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
         temporaryPages.forEach(body)
     }
 
-    /// The IDs of the values `isIncluded` accepts, each value seen in place (so that `isKnownUniquelyReferenced`
-    /// sees the table's own reference).
-    mutating func objectIDs(where isIncluded: (inout Value) -> Bool) -> [NSManagedObjectID] {
-        var result: [NSManagedObjectID] = []
-        // Indices by hand: `others.indices` would hold the dictionary's storage, and the in-place access would copy it.
-        var index = others.startIndex
-        while index != others.endIndex {
-            if isIncluded(&others.values[index]) { result.append(others.keys[index].objectID) }
-            others.formIndex(after: &index)
-        }
-        primaryKeyPages.objectIDs(where: isIncluded, into: &result)
-        temporaryPages.objectIDs(where: isIncluded, into: &result)
-        return result
-    }
-
     /// Removes the values `shouldRemove` accepts, each seen in place (so that `isKnownUniquelyReferenced` sees the
     /// table's own reference): a value the table alone held is freed where it is.
     mutating func removeAll(where shouldRemove: (inout Value) -> Bool) {
         var removedOthers: [ObjectIDKey] = []
+        // Indices by hand: `others.indices` would hold the dictionary's storage, and the in-place access would copy it.
         var index = others.startIndex
         while index != others.endIndex {
             if shouldRemove(&others.values[index]) { removedOthers.append(others.keys[index]) }
@@ -178,7 +168,7 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
         for key in removedOthers { others.removeValue(forKey: key) }
         primaryKeyPages.removeAll(where: shouldRemove)
         temporaryPages.removeAll(where: shouldRemove)
-        if temporaryPages.count == 0 { (temporaryPages, temporaryBase) = (Pages(), nil) }
+        dropTemporaryPagesIfEmpty()
     }
 
     /// The number of values `isIncluded` accepts.
@@ -259,14 +249,6 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
                 for slot in 0..<Self.pageSize where pages[page][slot] != nil && shouldRemove(&pages[page][slot]!) {
                     pages[page][slot] = nil
                     count -= 1
-                }
-            }
-        }
-
-        mutating func objectIDs(where isIncluded: (inout Value) -> Bool, into result: inout [NSManagedObjectID]) {
-            for page in pages.indices where !pages[page].isEmpty {
-                for slot in pages[page].indices where pages[page][slot] != nil && isIncluded(&pages[page][slot]!) {
-                    result.append(pages[page][slot]!.tableObjectID)
                 }
             }
         }

@@ -257,9 +257,7 @@ final class RowCache: Sendable {
             var result = objectIDs
             for index in result.indices {
                 let objectID = result[index]
-                let hierarchy = Self.hierarchy(of: objectID)
-                guard state.rows[hierarchy] != nil,
-                      let cached = state.rows[hierarchy]!.withEntry(for: objectID, { $0.objectID }),
+                guard let cached = state.rows[Self.hierarchy(of: objectID)]?.withEntry(for: objectID, { $0.objectID }),
                       cached !== objectID, cached.entity === objectID.entity
                 else { continue }
                 result[index] = cached
