@@ -25,7 +25,7 @@ extension SQLiteStore {
                 for index in changes.updates.indices where !changes.updates[index].toMany.isEmpty {
                     try writeToMany(changes.updates[index].objectID, changes.updates[index].toMany)
                 }
-                if schema.entitiesInOrder.contains(where: { entity in DerivedAttributes.slots(of: entity).contains { !schema.isTriggerMaintained($0.1) } }) {
+                if schema.hasStoreComputedDerivedAttributes {
                     changedByStore = try computeDerivedAttributes(changes.inserts.map(\.objectID) + changes.updates.map(\.objectID))
                 }
                 if metadataNeedsWriting, let metadata = super.metadata {

@@ -80,6 +80,8 @@ final class SQLiteSchema: @unchecked Sendable {
     let model: NSManagedObjectModel
     /// Entities in `Z_ENT` order (index + 1 is the number).
     let entitiesInOrder: [NSEntityDescription]
+    /// Whether some entity has a derived attribute the store computes when saving (not one Apple's triggers maintain).
+    let hasStoreComputedDerivedAttributes: Bool
     private let numbers: [ObjectIdentifier: Int]
     private(set) var tables: [EntityTable] = []
     private var tablesByRoot: [ObjectIdentifier: EntityTable] = [:]
@@ -92,6 +94,9 @@ final class SQLiteSchema: @unchecked Sendable {
     init(model: NSManagedObjectModel, existingTables: [String: [String]] = [:]) {
         self.model = model
         entitiesInOrder = SQLiteSchema.numberEntities(model.entities)
+        hasStoreComputedDerivedAttributes = entitiesInOrder.contains { entity in
+            DerivedAttributes.slots(of: entity).contains { DerivedAttributes.countDerivation(of: $0.1) == nil }
+        }
         var numbers: [ObjectIdentifier: Int] = [:]
         for (index, entity) in entitiesInOrder.enumerated() { numbers[ObjectIdentifier(entity)] = index + 1 }
         self.numbers = numbers
