@@ -22,43 +22,22 @@ private final class CheckedNoteSubclass: CheckedNote {}
     /// `Note`: `text` (optional, no rules), `title` (required), `rating` (optional, at most 5), `folder` (optional
     /// to-one), and `Folder` with its to-many `notes`.
     private static func model() -> NSManagedObjectModel {
-        func attribute(_ name: String, _ type: NSAttributeType, optional: Bool) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = optional
-            return attribute
-        }
-        let note = NSEntityDescription(), folder = NSEntityDescription()
-        note.name = "Note"
-        folder.name = "Folder"
-        let rating = attribute("rating", .integer16AttributeType, optional: true)
+        let note = MoodyModelInCode.entity("Note"), folder = MoodyModelInCode.entity("Folder")
+        let rating = MoodyModelInCode.attribute("rating", .integer16AttributeType, optional: true)
         rating.setValidationPredicates([NSPredicate(format: "SELF <= 5")], withValidationWarnings: ["The rating is at most 5."])
-        let noteFolder = NSRelationshipDescription(), folderNotes = NSRelationshipDescription()
-        noteFolder.name = "folder"
-        noteFolder.destinationEntity = folder
-        noteFolder.maxCount = 1
-        noteFolder.deleteRule = .nullifyDeleteRule
-        folderNotes.name = "notes"
-        folderNotes.destinationEntity = note
-        folderNotes.maxCount = 0
-        folderNotes.deleteRule = .nullifyDeleteRule
-        noteFolder.inverseRelationship = folderNotes
-        folderNotes.inverseRelationship = noteFolder
-        note.properties = [attribute("text", .stringAttributeType, optional: true), attribute("title", .stringAttributeType, optional: false),
-                           rating, noteFolder]
-        folder.properties = [attribute("name", .stringAttributeType, optional: true), folderNotes]
+        let noteFolder = MoodyModelInCode.relationship("folder", to: folder, toMany: false, optional: true)
+        let folderNotes = MoodyModelInCode.relationship("notes", to: note, toMany: true, optional: true)
+        MoodyModelInCode.link(noteFolder, folderNotes)
+        note.properties = [MoodyModelInCode.attribute("text", .stringAttributeType, optional: true),
+                           MoodyModelInCode.attribute("title", .stringAttributeType), rating, noteFolder]
+        folder.properties = [MoodyModelInCode.attribute("name", .stringAttributeType, optional: true), folderNotes]
         let model = NSManagedObjectModel()
         model.entities = [note, folder]
         return model
     }
 
     private static func context(_ model: NSManagedObjectModel) throws -> NSManagedObjectContext {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        return context
+        try ConformanceStack(.inMemory, model: model).newContext()
     }
 
     @Test func theOverrideIsReadFromTheVtable() {
