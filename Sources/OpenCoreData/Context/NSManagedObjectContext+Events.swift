@@ -30,11 +30,19 @@ extension NSManagedObjectContext {
         if _propagatesDeletesAtEndOfEvent { propagateDeletes() }
         registerUndoForEvent()
         postObjectsDidChange()
-        let touched = eventTouchedObjects
-        eventTouchedObjects = OrderedObjectSet()
-        for object in touched.array { object.eventOldValues = EventOldValues() }
+        forgetEventOldValues()
         closeUndoEventGroup()
         purgeReleasedObjects()
+    }
+
+    /// Drops the old values the event's changes recorded: the next event records its own.
+    func forgetEventOldValues() {
+        let touched = eventTouchedObjects
+        eventTouchedObjects = []
+        for object in touched {
+            object.eventOldValues = EventOldValues()
+            object.isEventTouched = false
+        }
     }
 
     /// Applies the delete rules of every deleted object whose rules have not been applied yet (cascading

@@ -28,7 +28,7 @@ extension NSManagedObjectContext {
     /// is why changes made with undo registration disabled must be processed before it is enabled again.
     func registerUndoForEvent() {
         guard let undoManager = _undoManager, undoManager.isUndoRegistrationEnabled else { return }
-        for object in eventTouchedObjects.array where !object.eventOldValues.isEmpty {
+        for object in eventTouchedObjects where !object.eventOldValues.isEmpty {
             let values = object.eventOldValues.dictionary(in: object.layout)
             // Actions target the context and hold the object strongly: an unchanged object is held only weakly by
             // the context, and its undo must still work after a save (Apple's undo manager keeps the objects too).
@@ -67,8 +67,7 @@ extension NSManagedObjectContext {
                 delete(object)
                 propagateDeletes()
                 registerUndoForEvent()
-                for touched in eventTouchedObjects.array { touched.eventOldValues = EventOldValues() }
-                eventTouchedObjects = OrderedObjectSet()
+                forgetEventOldValues()
             }
             return
         }

@@ -62,7 +62,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Objects changed during the current event, for `ObjectsDidChange`.
     var eventChanges = EventChanges()
     /// The objects with values from before the current event (`eventOldValues`): the event's undo restores them.
-    var eventTouchedObjects = OrderedObjectSet()
+    /// A list: an object is added once per event, when it is not yet ``NSManagedObject/isEventTouched``.
+    var eventTouchedObjects: [NSManagedObject] = []
     /// The changes of its objects between `willChangeValue(forKey:)` and `didChangeValue(forKey:)`. One short list
     /// for the context (usually one key of one object is changing at a time, found without hashing): a list per
     /// object would stay allocated with every object ever changed.

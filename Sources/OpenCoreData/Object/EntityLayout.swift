@@ -160,6 +160,12 @@ final class SlotTable: @unchecked Sendable {
     @inline(__always)
     func plainAttributeIndex(of key: String) -> Int? {
         guard let position = position(of: key) else { return nil }
+        return plainAttributeIndex(at: position)
+    }
+
+    /// The attribute index of the property at `position` if it is an attribute that is not transformable.
+    @inline(__always)
+    func plainAttributeIndex(at position: Int) -> Int? {
         let index = plainAttributeIndexes[position]
         return index >= 0 ? index : nil
     }

@@ -21,6 +21,13 @@ struct EventOldValues {
     @discardableResult
     mutating func record(_ value: @autoclosure () -> Any, forKey key: String, in layout: EntityLayout) -> Bool {
         guard let position = layout.slots.position(of: key) else { return false }
+        return record(value(), at: position, in: layout)
+    }
+
+    /// Records `value` as the old value of the property at `position` (``SlotTable/position(of:)``) unless one is
+    /// recorded already; returns whether it recorded it.
+    @discardableResult
+    mutating func record(_ value: @autoclosure () -> Any, at position: Int, in layout: EntityLayout) -> Bool {
         if values.isEmpty {
             values = Array(repeating: nil, count: layout.slots.count)
         } else if values[position] != nil {

@@ -118,6 +118,29 @@ extension NSManagedObject {
         recordChange(forKey: key, oldValue: pending.oldValue, in: context)
     }
 
+    /// A `@Managed` setter's change of the plain attribute at `index` (property `position`) for a class that
+    /// tracks changes like the base class (``tracksChangesDirectly``): what `willChangeValue(forKey:)`, storing the
+    /// value and `didChangeValue(forKey:)` do, without the context's list of open changes, with the key resolved
+    /// once and the old value converted only when the event has none for the key yet.
+    func setAttributeTrackingChange(_ stored: StoredValue, at index: Int, position: Int, key: String) {
+        checkObjectConfinement()
+        fireFaultIfNeeded()
+        guard let context = _context, context.pendingChanges.isEmpty else {
+            // Outside a context nothing is tracked; inside a will/did pair someone opened, the pair's depth counts.
+            willChangeValueImpl(forKey: key)
+            attributeValues[index] = stored
+            didChangeValueImpl(forKey: key)
+            return
+        }
+        guard context.changeProcessingSuspended == 0 else {
+            attributeValues[index] = stored
+            return
+        }
+        noteEventOldValue(at: position, ValueConversion.kvcValue(attributeValues[index], for: layout.attributes[index]), in: context)
+        attributeValues[index] = stored
+        context.noteUpdated(self)
+    }
+
     // MARK: Internals
 
     /// The slot of `key`, or stops the program for an unknown key (Apple raises NSUnknownKeyException).

@@ -129,9 +129,18 @@ extension NSManagedObject {
 
     /// ``noteEventOldValue(_:_:)`` with the object's context already loaded (a weak reference, read once per change).
     func noteEventOldValue(_ key: String, _ value: Any?, in context: NSManagedObjectContext) {
-        let wasEmpty = eventOldValues.isEmpty
-        let recorded = eventOldValues.record(Self.eventOldValueForm(of: value), forKey: key, in: layout)
-        if recorded && wasEmpty { context.eventTouchedObjects.insert(self) }
+        guard let position = layout.slots.position(of: key) else { return }
+        noteEventOldValue(at: position, value, in: context)
+    }
+
+    /// ``noteEventOldValue(_:_:in:)`` with the key's position already known; `value` is evaluated only when the
+    /// key has no old value in the event yet.
+    func noteEventOldValue(at position: Int, _ value: @autoclosure () -> Any?, in context: NSManagedObjectContext) {
+        let recorded = eventOldValues.record(Self.eventOldValueForm(of: value()), at: position, in: layout)
+        if recorded && !isEventTouched {
+            isEventTouched = true
+            context.eventTouchedObjects.append(self)
+        }
     }
 
     private static func eventOldValueForm(of value: Any?) -> Any {

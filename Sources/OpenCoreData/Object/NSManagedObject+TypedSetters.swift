@@ -2,7 +2,8 @@
 // `set { _setManagedValue(newValue, forKey: "name") }`; for the attribute types Core Data stores, Swift picks these
 // overloads, which convert the value to its stored form for the attribute's type without boxing it in `Any`, then
 // do what Apple's generated setters do: `willChangeValue(forKey:)`, store the primitive value,
-// `didChangeValue(forKey:)` (tracking, undo, notifications). Anything else takes the generic path.
+// `didChangeValue(forKey:)` (tracking, undo, notifications); for a class that overrides none of those, the same
+// tracking is done directly (`setAttributeTrackingChange`). Anything else takes the generic path.
 
 extension NSManagedObject {
     public func _setManagedValue(_ value: String, forKey key: String) { setTyped(value, forKey: key) }
@@ -34,11 +35,12 @@ extension NSManagedObject {
 
     @inline(__always)
     private func setTyped<Value: StorableAttributeValue>(_ value: Value?, forKey key: String) {
-        guard !isKeyPathProbe, case .attribute(let index, let attribute)? = layout.slots[key], attribute.attributeType != .transformableAttributeType,
-              let stored = Self.stored(value, for: attribute.attributeType)
+        guard !isKeyPathProbe, let position = layout.slots.position(of: key), let index = layout.slots.plainAttributeIndex(at: position),
+              let stored = Self.stored(value, for: layout.attributes[index].attributeType)
         else {
             return setValue(value.map { $0 as Any }, forKey: key)
         }
+        if tracksChangesDirectly { return setAttributeTrackingChange(stored, at: index, position: position, key: key) }
         willChangeValue(forKey: key)
         attributeValues[index] = stored
         didChangeValue(forKey: key)

@@ -42,7 +42,7 @@ extension NSManagedObject {
         fireFaultIfNeeded()
         // Without an override of `validateValue`, a property the base one would accept needs no call: one without
         // rules, or a required attribute that has a value.
-        let skipsAcceptedValues = !ValidateValueOverride.isOverridden(by: type(of: self))
+        let skipsAcceptedValues = !OverriddenMethods.isOverridden(.validateValue, by: type(of: self))
         for (name, slot, rules) in layout.validatedProperties {
             if skipsAcceptedValues {
                 switch (rules, slot) {

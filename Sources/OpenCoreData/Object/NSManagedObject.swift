@@ -41,6 +41,13 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     var hasAwakenedFromInsert = false
     /// Whether the object is a key-path recording probe (see `KeyPathRecorder`); probes have no storage.
     var isKeyPathProbe = false
+    /// Whether the object's class overrides none of `willChangeValue(forKey:)`, `didChangeValue(forKey:)` and
+    /// `primitiveValue(forKey:)`, so that a `@Managed` setter may record its change directly
+    /// (``OverriddenMethods/tracksChangesLikeTheBaseClass(_:)``).
+    private(set) var tracksChangesDirectly = false
+    /// Whether the object is in its context's ``NSManagedObjectContext/eventTouchedObjects`` (kept here, so that
+    /// adding it takes no hash look-up).
+    var isEventTouched = false
 
     // MARK: Values (valid when not a fault)
 
@@ -116,6 +123,7 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
             : layout.toManyRelationships.map { RelationshipMembersFactory.empty($0) }
         isKeyPathProbe = KeyPathRecorder.isCreatingProbe
         super.init()
+        tracksChangesDirectly = OverriddenMethods.tracksChangesLikeTheBaseClass(type(of: self))
         if materializing != nil {
             // Created by a context for an existing object: it starts as a fault, awaiting its values.
             _isFault = true
