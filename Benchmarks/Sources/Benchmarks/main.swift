@@ -159,13 +159,16 @@ lines.append("| workload | rows | raw SQLite s | GRDB s | OpenCoreData s | OpenC
 lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
 for workload in order {
     guard let measurement = measurements[workload] else { continue }
-    func seconds(_ implementation: Implementation) -> Double { median(samples[workload + "|" + implementation.rawValue] ?? []) }
+    // nil for an implementation `--only` left out: its cells, and the ratios and verdict that need it, show "–".
+    func seconds(_ implementation: Implementation) -> Double? { samples[workload + "|" + implementation.rawValue].map(median) }
+    func cell(_ value: Double?, _ format: String) -> String { value.map { String(format: format, $0) } ?? "–" }
     let raw = seconds(.raw), grdb = seconds(.grdb), ours = seconds(.openCoreData)
-    let ratio = ours / max(raw, 1e-9)
-    let met = measurement.target.map { ratio <= $0 ? "yes" : "**no**" } ?? "–"
-    lines.append(String(format: "| %@ | %d | %.3f | %.3f | %.3f | %.0f | %.2f | %.2f | %@ | %@ |", workload, measurement.rows, raw, grdb, ours,
-                        Double(measurement.rows) / max(ours, 1e-9), grdb / max(raw, 1e-9), ratio,
-                        measurement.target.map { String(format: "≤ %.1f×", $0) } ?? "–", met))
+    let ratio = raw.flatMap { raw in ours.map { $0 / max(raw, 1e-9) } }
+    let grdbRatio = raw.flatMap { raw in grdb.map { $0 / max(raw, 1e-9) } }
+    let met = measurement.target.map { target in ratio.map { $0 <= target ? "yes" : "**no**" } ?? "not measured" } ?? "–"
+    lines.append("| \(workload) | \(measurement.rows) | \(cell(raw, "%.3f")) | \(cell(grdb, "%.3f")) | \(cell(ours, "%.3f")) | "
+                 + "\(cell(ours.map { Double(measurement.rows) / max($0, 1e-9) }, "%.0f")) | \(cell(grdbRatio, "%.2f")) | \(cell(ratio, "%.2f")) | "
+                 + "\(measurement.target.map { String(format: "≤ %.1f×", $0) } ?? "–") | \(met) |")
 }
 if let rawBytes = memory[.raw], let ourBytes = memory[.openCoreData], rawBytes > 0, ourBytes > 0 {
     let grdbBytes = memory[.grdb] ?? -1
@@ -177,8 +180,10 @@ if let rawBytes = memory[.raw], let ourBytes = memory[.openCoreData], rawBytes >
     lines.append(String(format: "| memory per realized object (bytes) | %d | – | – | – | – | – | – | ≤ 2.0× | not measured |", options.n))
 }
 var notes: [String] = []
-notes.append(String(format: "NSFetchedResultsController (OpenCoreData only: neither baseline has one): fetch of %d items by score in batches of 20, then 1,000 edits that move an item, each its own event with the controller's report: %.3f s (median).",
-                    options.n, median(frcSamples)))
+if !frcSamples.isEmpty {
+    notes.append(String(format: "NSFetchedResultsController (OpenCoreData only: neither baseline has one): fetch of %d items by score in batches of 20, then 1,000 edits that move an item, each its own event with the controller's report: %.3f s (median).",
+                        options.n, median(frcSamples)))
+}
 notes.append(String(format: "Predicate throughput: %.0f parses/s, %.0f evaluations/s (%d of %d matched).",
                     Double(options.n / 10) / parseSeconds, Double(dictionaries.count) / evaluateSeconds, matched, dictionaries.count))
 if let shellSeconds {
