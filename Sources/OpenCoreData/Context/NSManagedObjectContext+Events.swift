@@ -83,7 +83,7 @@ extension NSManagedObjectContext {
         eventChanges = EventChanges()
         guard !changes.isEmpty else { return }
         var userInfo: [AnyHashable: Any] = [:]
-        let updated = changes.updated.array.filter { !changes.inserted.contains($0) && !changes.deleted.contains($0) }
+        let updated = changes.updated.filter { !changes.inserted.contains($0) && !changes.deleted.contains($0) }
         if !changes.inserted.isEmpty { userInfo[NSInsertedObjectsKey] = changes.inserted.set }
         if !updated.isEmpty { userInfo[NSUpdatedObjectsKey] = Set(updated) }
         if !changes.deleted.isEmpty { userInfo[NSDeletedObjectsKey] = changes.deleted.set }

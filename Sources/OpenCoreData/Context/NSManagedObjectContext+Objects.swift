@@ -4,26 +4,26 @@ extension NSManagedObjectContext {
     /// The objects inserted and not yet saved.
     public var insertedObjects: Set<NSManagedObject> {
         checkConfinement()
-        return Set(insertedSet.array.filter { !$0._isDeleted })
+        return Set(insertedSet.filter { !$0._isDeleted })
     }
 
     /// The objects with unsaved changes (not inserted or deleted ones).
     public var updatedObjects: Set<NSManagedObject> {
         checkConfinement()
-        return Set(updatedSet.array.filter { !$0._isInserted && !$0._isDeleted })
+        return Set(updatedSet.filter { !$0._isInserted && !$0._isDeleted })
     }
 
     /// The objects deleted and not yet saved (including those deleted by delete rules once processed).
     public var deletedObjects: Set<NSManagedObject> {
         checkConfinement()
-        return Set(deletedSet.array.filter { !$0._isInserted })
+        return Set(deletedSet.filter { !$0._isInserted })
     }
 
     /// Whether the context has unsaved inserts, updates or deletions.
     public var hasChanges: Bool {
         checkConfinement()
-        return insertedSet.array.contains { !$0._isDeleted } || !deletedSet.array.allSatisfy(\._isInserted)
-            || updatedSet.array.contains { !$0._isInserted && !$0._isDeleted }
+        return insertedSet.contains { !$0._isDeleted } || !deletedSet.allSatisfy(\._isInserted)
+            || updatedSet.contains { !$0._isInserted && !$0._isDeleted }
     }
 
     /// Every object the context knows (an unchanged one nobody else holds leaves at the end of an event, unless

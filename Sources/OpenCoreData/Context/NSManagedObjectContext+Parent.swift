@@ -94,9 +94,9 @@ extension NSManagedObjectContext {
     /// Pushes the context's changes into its parent (a child's `save()`); the parent's objects change as if edited
     /// there (they are in its `updatedObjects`/`insertedObjects`/`deletedObjects` until it saves).
     func saveToParent(_ parent: NSManagedObjectContext) throws {
-        let inserted = insertedSet.array.filter { !$0._isDeleted }
-        let updated = updatedSet.array.filter { !$0._isInserted && !$0._isDeleted }
-        let deleted = deletedSet.array.filter { !$0._isInserted }
+        let inserted = insertedSet.filter { !$0._isDeleted }
+        let updated = updatedSet.filter { !$0._isInserted && !$0._isDeleted }
+        let deleted = deletedSet.filter { !$0._isInserted }
         let pushes = inserted.map { pushed($0, isInsert: true) } + updated.map { pushed($0, isInsert: false) }
         let deletedIDs = deleted.map(\.objectID)
         let assignments = storeAssignments   // assign(_:to:) choices travel with the inserted objects
@@ -114,7 +114,7 @@ extension NSManagedObjectContext {
             object._isInserted = false
             object._isUpdated = false
         }
-        for object in deleted + insertedSet.array.filter(\._isDeleted) {
+        for object in deleted + insertedSet.filter(\._isDeleted) {
             registry[object.objectID] = nil
             object._isDeleted = false
             object._isInserted = false

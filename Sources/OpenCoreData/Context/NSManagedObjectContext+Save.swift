@@ -19,7 +19,11 @@ extension NSManagedObjectContext {
         processPendingChangesInternal()
         guard hasChanges else { return }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
-        for object in insertedSet.array + updatedSet.array + deletedSet.array { object.willSave() }
+        // The changed objects as they are now (copies of the sets): objects that willSave() changes are not added.
+        let (inserted, updated, deleted) = (insertedSet, updatedSet, deletedSet)
+        for changed in [inserted, updated, deleted] {
+            for object in changed { object.willSave() }
+        }
         propagateDeletes()
         processPendingChangesInternal()
         try validateChanges()
@@ -95,9 +99,9 @@ extension NSManagedObjectContext {
         var changedByStores = Set<NSManagedObjectID>()
         while true {
             attempts += 1
-            let inserted = insertedSet.array.filter { !$0._isDeleted }
-            let updated = updatedSet.array.filter { !$0._isInserted && !$0._isDeleted }
-            let deleted = deletedSet.array.filter { !$0._isInserted }
+            let inserted = insertedSet.filter { !$0._isDeleted }
+            let updated = updatedSet.filter { !$0._isInserted && !$0._isDeleted }
+            let deleted = deletedSet.filter { !$0._isInserted }
             // A read-only store refuses before anything is written (permanent IDs write the store's key counters).
             var destinations = DestinationStores(context: self, coordinator: coordinator)
             for object in inserted where object.objectID.isTemporaryID {
@@ -195,7 +199,7 @@ extension NSManagedObjectContext {
             object._isUpdated = false
         }
         noteUnregistered(deleted.map(\.objectID))
-        for object in deleted + insertedSet.array.filter(\._isDeleted) {
+        for object in deleted + insertedSet.filter(\._isDeleted) {
             registry[object.objectID] = nil
             object._isDeleted = false
             object._isInserted = false

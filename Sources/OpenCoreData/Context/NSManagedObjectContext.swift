@@ -464,12 +464,16 @@ struct OrderedObjectSet: Sequence {
         indexByObject = Dictionary(uniqueKeysWithValues: live.enumerated().map { (ObjectIdentifier($1), $0) })
     }
 
+    /// Iterates the members in order, over the set as it was when iteration began (a copy: the set may change
+    /// meanwhile). Checking or filtering the members this way builds no array of all of them first.
     func makeIterator() -> some IteratorProtocol<NSManagedObject> {
         objects.lazy.compactMap { $0 }.makeIterator()
     }
 
+    var underestimatedCount: Int { count }
+
     var array: [NSManagedObject] { objects.compactMap { $0 } }
-    var set: Set<NSManagedObject> { Set(array) }
+    var set: Set<NSManagedObject> { Set(self) }
 }
 
 /// What changed during the current event.
