@@ -64,6 +64,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The objects with values from before the current event (`eventOldValues`): the event's undo restores them.
     /// A list: an object is added once per event, when it is not yet ``NSManagedObject/isEventTouched``.
     var eventTouchedObjects: [NSManagedObject] = []
+    /// ``entity(forObjectClass:)``'s last answer, with the frozen model it came from.
+    private var lastClassEntity: (objectClass: ObjectIdentifier, model: NSManagedObjectModel, entity: NSEntityDescription)?
     /// The changes of its objects between `willChangeValue(forKey:)` and `didChangeValue(forKey:)`. One short list
     /// for the context (usually one key of one object is changing at a time, found without hashing): a list per
     /// object would stay allocated with every object ever changed.
@@ -173,6 +175,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The model entities are looked up in for `init(context:)`.
     var modelForEntityLookup: NSManagedObjectModel? { persistentStoreCoordinator?.managedObjectModel }
+
+    /// The entity of the managed object class `objectClass` in ``modelForEntityLookup`` (what `Mood(context:)`
+    /// inserts). The last answer is kept with its model, so that a loop creating objects of one class asks the
+    /// process-wide registry (a lock and a weak reference per model) once.
+    func entity(forObjectClass objectClass: AnyClass) -> NSEntityDescription? {
+        let model = modelForEntityLookup
+        if let last = lastClassEntity, last.objectClass == ObjectIdentifier(objectClass), last.model === model { return last.entity }
+        guard let entity = ManagedObjectClassRegistry.entity(for: objectClass, in: model) else { return nil }
+        if let model, model.isFrozen { lastClassEntity = (ObjectIdentifier(objectClass), model, entity) }
+        return entity
+    }
 
     // MARK: Settings
 

@@ -145,7 +145,7 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     /// let mood = Mood(context: context)
     /// ```
     public convenience init(context moc: NSManagedObjectContext) {
-        guard let entity = ManagedObjectClassRegistry.entity(for: Self.self, in: moc.modelForEntityLookup) else {
+        guard let entity = moc.entity(forObjectClass: Self.self) else {
             preconditionFailure("No entity of the context's model has the managed object class '\(Self.self)'.")
         }
         self.init(entity: entity, insertInto: moc)
