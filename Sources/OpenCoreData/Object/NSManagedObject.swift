@@ -41,10 +41,11 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     var hasAwakenedFromInsert = false
     /// Whether the object is a key-path recording probe (see `KeyPathRecorder`); probes have no storage.
     var isKeyPathProbe = false
-    /// Whether the object's class overrides none of `willChangeValue(forKey:)`, `didChangeValue(forKey:)` and
-    /// `primitiveValue(forKey:)`, so that a `@Managed` setter may record its change directly
-    /// (``OverriddenMethods/tracksChangesLikeTheBaseClass(_:)``).
-    private(set) var tracksChangesDirectly = false
+    /// Whether a `@Managed` setter records the object's changes directly: 0 until its first setter asks, 1 when the
+    /// class overrides none of `willChangeValue(forKey:)`, `didChangeValue(forKey:)` and `primitiveValue(forKey:)`
+    /// (``OverriddenMethods/tracksChangesLikeTheBaseClass(_:)``), 2 when it overrides one. Decided on first use, so
+    /// that objects only read (a fetch's) do not pay for the check.
+    private var changeTrackingPath: UInt8 = 0
     /// Whether the object is in its context's ``NSManagedObjectContext/eventTouchedObjects`` (kept here, so that
     /// adding it takes no hash look-up).
     var isEventTouched = false
@@ -123,7 +124,6 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
             : layout.toManyRelationships.map { RelationshipMembersFactory.empty($0) }
         isKeyPathProbe = KeyPathRecorder.isCreatingProbe
         super.init()
-        tracksChangesDirectly = OverriddenMethods.tracksChangesLikeTheBaseClass(type(of: self))
         if materializing != nil {
             // Created by a context for an existing object: it starts as a fault, awaiting its values.
             _isFault = true
@@ -149,6 +149,12 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
             preconditionFailure("No entity of the context's model has the managed object class '\(Self.self)'.")
         }
         self.init(entity: entity, insertInto: moc)
+    }
+
+    /// Whether a `@Managed` setter may record this object's changes directly (see ``changeTrackingPath``).
+    var tracksChangesDirectly: Bool {
+        if changeTrackingPath == 0 { changeTrackingPath = OverriddenMethods.tracksChangesLikeTheBaseClass(type(of: self)) ? 1 : 2 }
+        return changeTrackingPath == 1
     }
 
     // MARK: Identity and state

@@ -53,11 +53,23 @@ enum OverriddenMethods {
 
     /// Whether `objectClass` overrides none of the methods a setter's change tracking calls
     /// (`willChangeValue(forKey:)`, `didChangeValue(forKey:)`, `primitiveValue(forKey:)`). Checked once per object,
-    /// when it is created.
+    /// at its first setter: three words of the class's metadata compared with `NSManagedObject`'s.
     static func tracksChangesLikeTheBaseClass(_ objectClass: NSManagedObject.Type) -> Bool {
-        !isOverridden(.willChangeValue, by: objectClass) && !isOverridden(.didChangeValue, by: objectClass)
-            && !isOverridden(.primitiveValue, by: objectClass)
+        guard let base = changeTrackingWords else { return false }
+        return word(of: objectClass, at: base.offsets.0) == base.words.0 && word(of: objectClass, at: base.offsets.1) == base.words.1
+            && word(of: objectClass, at: base.offsets.2) == base.words.2
     }
+
+    /// The vtable slots of `willChangeValue(forKey:)`, `didChangeValue(forKey:)` and `primitiveValue(forKey:)` with
+    /// `NSManagedObject`'s words there; nil when one of them could not be found. Tuples, not arrays: read for every
+    /// object created, without retaining a buffer.
+    private static let changeTrackingWords: (offsets: (Int, Int, Int), words: (UInt, UInt, UInt))? = {
+        guard let will = slotOffsets[Method.willChangeValue.rawValue], let did = slotOffsets[Method.didChangeValue.rawValue],
+              let primitive = slotOffsets[Method.primitiveValue.rawValue]
+        else { return nil }
+        let base = NSManagedObject.self
+        return ((will, did, primitive), (word(of: base, at: will), word(of: base, at: did), word(of: base, at: primitive)))
+    }()
 
     private final class ValidateValueProbe: NSManagedObject {
         override func validateValue(_ value: inout Any?, forKey key: String) throws {
