@@ -19,9 +19,9 @@ extension NSManagedObjectContext {
         processPendingChangesInternal()
         guard hasChanges else { return }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
-        // The changed objects as they are now (copies of the sets): objects that willSave() changes are not added.
-        let (inserted, updated, deleted) = (insertedSet, updatedSet, deletedSet)
-        for changed in [inserted, updated, deleted] {
+        // The changed objects as they are now (the array holds copies of the sets): objects that willSave() changes
+        // are not added.
+        for changed in [insertedSet, updatedSet, deletedSet] {
             for object in changed { object.willSave() }
         }
         propagateDeletes()

@@ -86,6 +86,14 @@ private final class DirectNote: NSManagedObject, NoteFields {
         try ConformanceStack(.inMemory, model: model).newContext()
     }
 
+    /// Runs `body` on a new context's queue with a new `Note` of `noteClass` inserted into it.
+    private static func withInsertedNote<Note: NSManagedObject>(_ noteClass: Note.Type,
+                                                                _ body: (Note, NSManagedObjectContext) throws -> Void) throws {
+        let model = Self.model()
+        let context = try Self.context(model)
+        try context.performAndWait { try body(noteClass.init(entity: model.entitiesByName["Note"]!, insertInto: context), context) }
+    }
+
     @Test func theOverridesAreReadFromTheVtable() {
         for method in OverriddenMethods.Method.allCases {
             #expect(OverriddenMethods.slotOffsets[method.rawValue] != nil, "the probes single out \(method)'s slot on this runtime")
@@ -108,10 +116,7 @@ private final class DirectNote: NSManagedObject, NoteFields {
     }
 
     @Test func aSetterCallsOverriddenChangeNotifications() throws {
-        let model = Self.model()
-        let context = try Self.context(model)
-        context.performAndWait {
-            let note = WatchedNoteSubclass(entity: model.entitiesByName["Note"]!, insertInto: context)
+        try Self.withInsertedNote(WatchedNoteSubclass.self) { note, _ in
             note.text = "a"
             note.rating = 3
             #expect(note.notifications == ["will text", "did text", "will rating", "did rating"])
@@ -120,10 +125,7 @@ private final class DirectNote: NSManagedObject, NoteFields {
     }
 
     @Test func aChangesOldValueComesFromAnOverriddenPrimitiveValue() throws {
-        let model = Self.model()
-        let context = try Self.context(model)
-        context.performAndWait {
-            let note = RewrittenNote(entity: model.entitiesByName["Note"]!, insertInto: context)
+        try Self.withInsertedNote(RewrittenNote.self) { note, _ in
             note.text = "new"
             #expect(note.changedValuesForCurrentEvent()["text"] as? String == "as the override reports it")
         }
@@ -179,10 +181,7 @@ private final class DirectNote: NSManagedObject, NoteFields {
     }
 
     @Test func anOverrideIsCalledForEveryProperty() throws {
-        let model = Self.model()
-        let context = try Self.context(model)
-        try context.performAndWait {
-            let note = CheckedNoteSubclass(entity: model.entitiesByName["Note"]!, insertInto: context)
+        try Self.withInsertedNote(CheckedNoteSubclass.self) { note, context in
             note.setValue("A title", forKey: "title")
             try context.save()
             #expect(note.validatedKeys == ["text", "title", "rating", "folder"])
@@ -190,10 +189,7 @@ private final class DirectNote: NSManagedObject, NoteFields {
     }
 
     @Test func withoutAnOverrideTheRulesStillHold() throws {
-        let model = Self.model()
-        let context = try Self.context(model)
-        try context.performAndWait {
-            let note = PlainNote(entity: model.entitiesByName["Note"]!, insertInto: context)
+        try Self.withInsertedNote(PlainNote.self) { note, context in
             let missingTitle = #expect(throws: NSError.self) { try context.save() }
             #expect(missingTitle?.code == NSValidationMissingMandatoryPropertyError)
             note.setValue("A title", forKey: "title")
