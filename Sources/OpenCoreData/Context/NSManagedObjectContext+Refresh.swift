@@ -84,12 +84,16 @@ extension NSManagedObjectContext {
         guard object._context === self, !object._isInserted else { return }
         if let coordinator = persistentStoreCoordinator { coordinator.rowCache.remove([object.objectID]) }
         if flag && object.hasChanges && !object._isFault {
-            let changes = object.changedValues()
+            var changes = object.changedValues()
             let dirty = object.dirtyToManySlots
+            // To-many changes go back on as additions and removals, on top of the members saved elsewhere since.
+            let memberChanges = object.memberChangesSinceCommit()
+            for change in memberChanges { changes[object.layout.toManyRelationships[change.slot].name] = nil }
             guard (try? loadValues(into: object, failIfMissing: false)) == true else { return }
             for (key, value) in changes {
                 object.setPrimitiveValue(ValueConversion.isNull(value) ? nil : value, forKey: key)
             }
+            for change in memberChanges { object.reapply(change, in: self) }
             object.dirtyToManySlots = dirty
         } else {
             object._isUpdated = false

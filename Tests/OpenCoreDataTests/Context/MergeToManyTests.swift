@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+
+// Merging another context's save into a context whose to-many relationships have unsaved changes: the
+// relationship becomes the store's members with this context's additions and removals on top (Apple: "any changes
+// that were made are re-applied"), not this context's whole member set from before the merge.
+
+@Suite("MergeToMany")
+struct MergeToManyTests {
+    /// France holds moods 0 and 1, Germany mood 2, in a fresh SQLite store; `mine` and `theirs` are two contexts on
+    /// its coordinator.
+    private struct Fixture {
+        let stack: MoodyStack
+        let franceID: NSManagedObjectID
+        let germanyID: NSManagedObjectID
+        let moodIDs: [NSManagedObjectID]
+        let mine: NSManagedObjectContext
+        let theirs: NSManagedObjectContext
+
+        init() throws {
+            let url = try TemporaryDirectory.make().appendingPathComponent("Moody.sqlite")
+            stack = try MoodyStack(storeType: NSSQLiteStoreType, url: url)
+            let seed = stack.context
+            (franceID, germanyID, moodIDs) = try seed.performAndWait {
+                let france = Country(context: seed), germany = Country(context: seed)
+                france.numericISO3166Code = 250
+                germany.numericISO3166Code = 276
+                let moods = (0..<3).map { index in
+                    let mood = Mood(context: seed)
+                    mood.rating = Int16(index)
+                    mood.country = index < 2 ? france : germany
+                    return mood
+                }
+                try seed.save()
+                return (france.objectID, germany.objectID, moods.map(\.objectID))
+            }
+            mine = stack.newContext()
+            theirs = stack.newContext()
+        }
+
+        /// Runs `change` in `theirs`, saves it there, and returns the did-save notification.
+        func theirSave(_ change: @escaping (NSManagedObjectContext) throws -> Void) throws -> Notification {
+            let saved = LockedBox<Notification?>(nil)
+            let observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: theirs, queue: nil) { note in
+                saved.mutate { $0 = note }
+            }
+            defer { NotificationCenter.default.removeObserver(observer) }
+            try theirs.performAndWait {
+                try change(theirs)
+                try theirs.save()
+            }
+            return try #require(saved.value)
+        }
+
+        /// The members of each country as a new context on a new coordinator reads them from the file.
+        func storedMoods() throws -> [Int16: Set<Int16>] {
+            let fresh = try MoodyStack(storeType: NSSQLiteStoreType, url: stack.coordinator.persistentStores[0].url!)
+            return try fresh.context.performAndWait {
+                let countries = try fresh.context.fetch(NSFetchRequest<Country>(entityName: "Country"))
+                return Dictionary(uniqueKeysWithValues: countries.map { ($0.numericISO3166Code, Set($0.moods.map(\.rating))) })
+            }
+        }
+    }
+
+    private static func ratings(_ moods: Set<Mood>) -> Set<Int16> { Set(moods.map(\.rating)) }
+
+    @Test func aMergeKeepsLocalAdditionsAndRemovalsOnTopOfTheMembersSavedElsewhere() throws {
+        let f = try Fixture()
+        let (mine, ids) = (f.mine, f)
+        // Mine: both relationships realized, then mood 2 moved from Germany to France (unsaved).
+        try mine.performAndWait {
+            let france = try mine.existingObject(with: ids.franceID) as! Country
+            let germany = try mine.existingObject(with: ids.germanyID) as! Country
+            #expect(Self.ratings(france.moods) == [0, 1] && Self.ratings(germany.moods) == [2])
+            (try mine.existingObject(with: ids.moodIDs[2]) as! Mood).country = france
+        }
+        // Theirs: mood 0 moved from France to Germany, saved.
+        let note = try f.theirSave { theirs in
+            (try theirs.existingObject(with: ids.moodIDs[0]) as! Mood).country = (try theirs.existingObject(with: ids.germanyID) as! Country)
+        }
+        try mine.performAndWait {
+            mine.mergeChanges(fromContextDidSave: note)
+            let france = try mine.existingObject(with: ids.franceID) as! Country
+            let germany = try mine.existingObject(with: ids.germanyID) as! Country
+            #expect(Self.ratings(france.moods) == [1, 2], "France: the store's mood 1, and mood 2 moved here; not mood 0, which left it elsewhere")
+            #expect(Self.ratings(germany.moods) == [0], "Germany: mood 0 arrived elsewhere; mood 2 left it here")
+            #expect((try mine.existingObject(with: ids.moodIDs[0]) as! Mood).country == germany)
+            #expect(france.hasChanges && germany.hasChanges, "the local move is still unsaved")
+            #expect((france.changedValues()["moods"] as? NSSet)?.count == 2)
+            try mine.save()
+            #expect(Self.ratings(france.moods) == [1, 2] && Self.ratings(germany.moods) == [0])
+        }
+        #expect(try f.storedMoods() == [250: [1, 2], 276: [0]])
+    }
+
+    @Test func aMergeDropsALocalAdditionThatTheOtherSaveAlsoMade() throws {
+        let f = try Fixture()
+        let (mine, ids) = (f.mine, f)
+        try mine.performAndWait {
+            let france = try mine.existingObject(with: ids.franceID) as! Country
+            #expect(Self.ratings(france.moods) == [0, 1])
+            (try mine.existingObject(with: ids.moodIDs[2]) as! Mood).country = france
+        }
+        // Theirs makes the same move and also moves mood 1 away.
+        let note = try f.theirSave { theirs in
+            let france = try theirs.existingObject(with: ids.franceID) as! Country
+            let germany = try theirs.existingObject(with: ids.germanyID) as! Country
+            (try theirs.existingObject(with: ids.moodIDs[2]) as! Mood).country = france
+            (try theirs.existingObject(with: ids.moodIDs[1]) as! Mood).country = germany
+        }
+        try mine.performAndWait {
+            mine.mergeChanges(fromContextDidSave: note)
+            let france = try mine.existingObject(with: ids.franceID) as! Country
+            #expect(Self.ratings(france.moods) == [0, 2])
+            try mine.save()
+        }
+        #expect(try f.storedMoods() == [250: [0, 2], 276: [1]])
+    }
+}
