@@ -18,7 +18,7 @@ extension NSManagedObjectContext {
     /// Loads the values of `object` from the row cache or the store; false if the row does not exist.
     @discardableResult
     func loadValues(into object: NSManagedObject, failIfMissing: Bool) throws -> Bool {
-        if let batch = faultBatches.removeValue(forKey: object.objectID) { try loadBatch(batch) }
+        if let batch = faultBatches.removeValue(forKey: object.objectID) { try loadBatch(batch, firing: object.objectID) }
         guard let snapshot = try snapshot(for: object.objectID) else { return false }
         realize(object, with: snapshot)
         return true
@@ -32,12 +32,13 @@ extension NSManagedObjectContext {
         object.awakeFromFetch()
     }
 
-    /// Reads the rows of a batch's remaining faults with one store call per store, into the row cache.
-    private func loadBatch(_ batch: FaultBatch) throws {
+    /// Reads the rows of a batch's remaining faults (`firing`, and those still registered in the batch) with one
+    /// store call per store, into the row cache.
+    private func loadBatch(_ batch: FaultBatch, firing: NSManagedObjectID) throws {
         guard let coordinator = persistentStoreCoordinator else { return }
         let rowCache = readRowCache(coordinator)   // a pinned query generation's own cache
         let pending = batch.ids.filter { objectID in
-            faultBatches.removeValue(forKey: objectID)
+            guard objectID == firing || faultBatches.removeValue(forKey: objectID) === batch else { return false }
             return rowCache.snapshot(for: objectID, maximumAge: _stalenessInterval) == nil
         }
         batch.ids = []

@@ -105,4 +105,28 @@ struct RegistrationLifetimeTests {
         #expect(watcher == nil, "the end of the event after the interval let the dropped objects go")
         #expect(context.performAndWait { context.registeredObjects.isEmpty })
     }
+
+    @Test("a released fault of a batched fetch leaves its batch")
+    func releasedBatchedFaultsLeaveTheirBatches() throws {
+        let (context, first, second) = try Self.context()
+        var held: [NSManagedObject]? = try context.performAndWait {
+            // More objects than the smallest registry a full scan looks at.
+            for _ in 0..<100 { _ = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context) }
+            try context.save()
+            context.reset()
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Tag")
+            request.fetchBatchSize = 1
+            return try context.fetch(request)
+        }
+        #expect(held?.count == 102)
+        #expect(context.performAndWait { context.faultBatches.count } == 102, "each fault waits in its batch")
+        held = nil
+        context.registryScanInterval = .zero
+        context.performAndWait {}
+        context.performAndWait {
+            #expect(context.registeredObject(for: first) == nil && context.registeredObject(for: second) == nil)
+            #expect(context.registeredObjects.isEmpty)
+            #expect(context.faultBatches.count == 0, "the released faults' batch entries went with them")
+        }
+    }
 }
