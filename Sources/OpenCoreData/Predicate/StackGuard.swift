@@ -46,13 +46,12 @@ struct StackGuard {
     /// The stack's low address, computed once per thread (reading it can be slow on the main thread).
     private static func cachedStackLowAddress() -> UInt? {
         #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        let key = threadKey.key
-        if let stored = pthread_getspecific(key) {
+        if let stored = lowAddresses.value {
             let value = UInt(bitPattern: stored)
             return value == 1 ? nil : value
         }
         let low = stackLowAddress()
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: low ?? 1))
+        lowAddresses.value = UnsafeRawPointer(bitPattern: low ?? 1)
         return low
         #else
         return nil
@@ -60,11 +59,8 @@ struct StackGuard {
     }
 
     #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-    private final class ThreadKey: @unchecked Sendable { // Created once; the key itself is thread-safe.
-        var key = pthread_key_t()
-        init() { pthread_key_create(&key, nil) }
-    }
-    private static let threadKey = ThreadKey()
+    /// Each thread's stack low address (1: unknown), once read.
+    private static let lowAddresses = ThreadLocalPointer()
     #endif
 
     /// Whether there is room for another level of recursion.
