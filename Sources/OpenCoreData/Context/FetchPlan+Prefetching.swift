@@ -22,15 +22,18 @@ extension FetchPlan {
     func prefetch(_ objects: [NSManagedObject]) throws {
         for keyPath in relationshipKeyPathsForPrefetching {
             var level = objects.filter { !$0._isDeleted }
-            for name in keyPath.split(separator: ".").map(String.init) {
+            let names = keyPath.split(separator: ".").map(String.init)
+            for (step, name) in names.enumerated() {
                 guard !level.isEmpty else { break }
-                level = try prefetchStep(name, of: level)
+                level = try prefetchStep(name, of: level, collectingReached: step < names.count - 1)
             }
         }
     }
 
-    /// One relationship step of a prefetch; returns the objects reached.
-    private func prefetchStep(_ name: String, of sources: [NSManagedObject]) throws -> [NSManagedObject] {
+    /// One relationship step of a prefetch; returns the objects reached when `collect` (a step follows), else none
+    /// (the last step's destinations are realized, not listed: listing and deduplicating 100,000 members was a
+    /// tenth of a to-many prefetch).
+    private func prefetchStep(_ name: String, of sources: [NSManagedObject], collectingReached collect: Bool) throws -> [NSManagedObject] {
         var reached: [NSManagedObject] = []
         var seen = Set<ObjectIdentifier>()
         // Sources may be of several entities (sub-entities): group by the relationship description they share.
@@ -40,7 +43,9 @@ extension FetchPlan {
         }
         for (key, group) in byRelationship {
             guard key != nil, let relationship = group[0].entity.propertiesByName[name] as? NSRelationshipDescription else { continue }
-            let destinations = relationship.isToMany ? try prefetchToMany(relationship, of: group) : try prefetchToOne(relationship, of: group)
+            let destinations = relationship.isToMany ? try prefetchToMany(relationship, of: group, collectingReached: collect)
+                : try prefetchToOne(relationship, of: group)
+            guard collect else { continue }
             for object in destinations where seen.insert(ObjectIdentifier(object)).inserted { reached.append(object) }
         }
         return reached
@@ -67,8 +72,9 @@ extension FetchPlan {
     }
 
     /// To-many: every source's members (and their rows) in one query per store, installed as each unchanged
-    /// source's realized relationship.
-    private func prefetchToMany(_ relationship: NSRelationshipDescription, of sources: [NSManagedObject]) throws -> [NSManagedObject] {
+    /// source's realized relationship; the members are realized. Returns them all when `collect`.
+    private func prefetchToMany(_ relationship: NSRelationshipDescription, of sources: [NSManagedObject],
+                                collectingReached collect: Bool) throws -> [NSManagedObject] {
         guard case .toMany(let slot, _)? = sources[0].layout.slots[relationship.name] else { return [] }
         var reached: [NSManagedObject] = []
         // Relationships already realized (an earlier key path, or changed in the context) are used as they are.
@@ -77,7 +83,9 @@ extension FetchPlan {
             if case .fault = source.toManyValues[slot], !source._isInserted {
                 pending.append(source)
             } else {
-                reached += source.realizedMembers(at: slot).objects
+                let members = source.realizedMembers(at: slot).objects
+                for member in members where member._isFault { loadFromCacheOrBatch(member) }
+                if collect { reached += members }
             }
         }
         let byStore = Dictionary(grouping: pending) { source in
@@ -93,15 +101,18 @@ extension FetchPlan {
             if !store.recordsFetchedRows {
                 rowCache.store(members.lazy.joined().compactMap { member in member.snapshot.map { (member.objectID, $0) } })
             }
-            reached.reserveCapacity(reached.count + count)
+            if collect { reached.reserveCapacity(reached.count + count) }
             for (source, sourceMembers) in zip(group, members) {
                 let objects = sourceMembers.map { member in
                     let object = context.registeredObjectOrFault(for: member.objectID)
-                    // Realized from the rows just read (as firing the fault would, without a cache look-up).
-                    if object._isFault, let snapshot = member.snapshot { context.realize(object, with: snapshot) }
+                    if object._isFault {
+                        // Realized from the row just read (as firing the fault would, without a cache look-up), or
+                        // from the cache when the store left a cached row out.
+                        if let snapshot = member.snapshot { context.realize(object, with: snapshot) } else { loadFromCacheOrBatch(object) }
+                    }
                     return object
                 }
-                reached += objects
+                if collect { reached += objects }
                 // An unchanged relationship fault becomes the prefetched members; a changed one keeps its changes.
                 if case .fault = source.toManyValues[slot] {
                     source.committedToMany[slot] = sourceMembers.map(\.objectID)
@@ -109,7 +120,6 @@ extension FetchPlan {
                 }
             }
         }
-        for object in reached where object._isFault { loadFromCacheOrBatch(object) }
         return reached
     }
 
