@@ -94,7 +94,7 @@ extension FetchPlan {
         for (key, group) in byStore {
             guard key != nil, let store = coordinator.store(for: group[0].objectID) else { continue }
             let rowCache = context.readRowCache(coordinator)
-            let members = try coordinator.withLock(for: context) {
+            var members = try coordinator.withLock(for: context) {
                 try store.prefetchMembers(of: group.map(\.objectID), through: relationship, reusableRows: rowCache)
             }
             let count = members.reduce(0) { $0 + $1.count }
@@ -102,15 +102,21 @@ extension FetchPlan {
                 rowCache.store(members.lazy.joined().compactMap { member in member.snapshot.map { (member.objectID, $0) } })
             }
             if collect { reached.reserveCapacity(reached.count + count) }
-            for (source, sourceMembers) in zip(group, members) {
-                let objects = sourceMembers.map { member in
-                    let object = context.registeredObjectOrFault(for: member.objectID)
+            for (position, source) in group.enumerated() {
+                // The source's members taken out of the list, so that each row moves into its object (a copy
+                // retained the row's arrays, and freeing the list released them again).
+                var sourceMembers = members[position]
+                members[position] = []
+                var objects: [NSManagedObject] = []
+                objects.reserveCapacity(sourceMembers.count)
+                for index in sourceMembers.indices {
+                    let object = context.registeredObjectOrFault(for: sourceMembers[index].objectID)
                     if object._isFault {
                         // Realized from the row just read (as firing the fault would, without a cache look-up), or
                         // from the cache when the store left a cached row out.
-                        if let snapshot = member.snapshot { context.realize(object, with: snapshot) } else { loadFromCacheOrBatch(object) }
+                        if let snapshot = sourceMembers[index].snapshot.take() { context.realize(object, with: snapshot) } else { loadFromCacheOrBatch(object) }
                     }
-                    return object
+                    objects.append(object)
                 }
                 if collect { reached += objects }
                 // An unchanged relationship fault becomes the prefetched members; a changed one keeps its changes.

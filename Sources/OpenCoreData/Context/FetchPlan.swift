@@ -144,7 +144,7 @@ struct FetchPlan {
         let (changed, deleted) = pendingObjects()
         let merging = !changed.isEmpty || !deleted.isEmpty
         let multipleStores = stores().count > 1
-        let rows = try storeResults(limitInStore: limited && !merging && !multipleStores, countOnly: false)
+        var rows = try storeResults(limitInStore: limited && !merging && !multipleStores, countOnly: false)
         let inMemoryPredicate = merging ? memoryPredicate : nil
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(rows.objectIDs.count)
@@ -154,16 +154,24 @@ struct FetchPlan {
         if let snapshots = rows.snapshots, !rows.recorded {
             context.readRowCache(coordinator).store(zip(rows.objectIDs, snapshots))
         }
+        // The rows, taken out of the result so that each moves into its object (a copy retained a row's arrays, and
+        // freeing the result released them again).
+        var snapshots = rows.snapshots.take()
         for (index, objectID) in rows.objectIDs.enumerated() {
-            let snapshot = rows.snapshots?[index]
+            var snapshot: ObjectSnapshot?
+            if snapshots != nil {
+                var row = ObjectSnapshot.taken
+                swap(&row, &snapshots![index])
+                snapshot = row
+            }
             let object = context.registeredObjectOrFault(for: objectID)
-            if realizing, object._isFault, let snapshot { context.realize(object, with: snapshot) }
+            if realizing, object._isFault, let row = snapshot.take() { context.realize(object, with: row) }
             if !deleted.isEmpty, deleted.contains(object) { continue }
             if merging, object.hasChanges, !object._isFault {
                 guard try matchesInMemory(object, inMemoryPredicate) else { continue }
             }
-            if shouldRefreshRefetchedObjects, !object._isFault, !object.hasChanges, let snapshot {
-                object.apply(snapshot)
+            if shouldRefreshRefetchedObjects, !object._isFault, !object.hasChanges, let row = snapshot.take() {
+                object.apply(row)
                 context.eventChanges.refreshed.insert(object)
             }
             if !deduplicating || included.insert(ObjectIdentifier(object)).inserted {

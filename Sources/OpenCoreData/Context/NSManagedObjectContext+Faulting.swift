@@ -25,7 +25,7 @@ extension NSManagedObjectContext {
     }
 
     /// Gives a fault the values of `snapshot` (a row just read) and awakes it from fetch.
-    func realize(_ object: NSManagedObject, with snapshot: ObjectSnapshot) {
+    func realize(_ object: NSManagedObject, with snapshot: consuming ObjectSnapshot) {
         object.apply(snapshot)
         changeProcessingSuspended += 1
         defer { changeProcessingSuspended -= 1 }

@@ -8,7 +8,7 @@ extension NSManagedObject {
     }
 
     /// Puts values from a snapshot into the object (it stops being a fault).
-    func apply(_ snapshot: ObjectSnapshot) {
+    func apply(_ snapshot: consuming ObjectSnapshot) {
         attributeValues = snapshot.attributes
         toOneValues = snapshot.toOne.map { $0.map { .id($0) } ?? .none }
         toManyValues = layout.faultToManyValues

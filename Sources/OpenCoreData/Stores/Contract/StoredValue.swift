@@ -31,6 +31,9 @@ struct ObjectSnapshot: Sendable {
     /// The row version; 0 for an object never saved.
     var version: Int64
 
+    /// What is left in an array slot whose snapshot was moved out (empty arrays allocate nothing).
+    static var taken: ObjectSnapshot { ObjectSnapshot(attributes: [], toOne: [], version: 0) }
+
     /// Whether `other` is a copy of this snapshot (the same value arrays, not merely equal ones).
     func sharesValues(with other: ObjectSnapshot) -> Bool {
         version == other.version && Self.sameStorage(attributes, other.attributes) && Self.sameStorage(toOne, other.toOne)
