@@ -53,7 +53,11 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     // MARK: Values (valid when not a fault)
 
     /// Attribute values in stored form, by layout slot; shared with the committed snapshot until changed.
-    var attributeValues: [StoredValue]
+    ///
+    /// Not checked for exclusive access at run time: every getter and `apply(_:)` paid a check (a thread-local
+    /// look-up) for it. The accesses are this module's own, on the context's queue, and none runs code of the
+    /// application while the array is being changed (its elements are plain values).
+    @exclusivity(unchecked) var attributeValues: [StoredValue]
     /// To-one relationship values, by layout slot.
     var toOneValues: [ToOneValue]
     /// To-many relationship values, by layout slot.
