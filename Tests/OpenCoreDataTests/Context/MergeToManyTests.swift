@@ -118,4 +118,41 @@ struct MergeToManyTests {
         }
         #expect(try f.storedMoods() == [250: [0, 2], 276: [1]])
     }
+
+    @Test func anOrderedRelationshipKeepsTheStoredOrderWithLocalAdditionsAtTheEnd() throws {
+        let stack = try LibraryStack()
+        let seed = stack.context
+        let (shelfID, bookIDs) = try seed.performAndWait {
+            let shelf = LibraryStack.insert("Shelf", into: seed, ["label": "s"])
+            let books = ["a", "b", "c", "d"].map { LibraryStack.insert("Book", into: seed, ["title": $0]) }
+            shelf.setValue(NSOrderedSet(array: Array(books[0..<3])), forKey: "books")
+            try seed.save()
+            return (shelf.objectID, books.map(\.objectID))
+        }
+        func titles(_ shelf: NSManagedObject) -> [String] {
+            ((shelf.value(forKey: "books") as? NSOrderedSet)?.array ?? []).compactMap { ($0 as? NSManagedObject)?.value(forKey: "title") as? String }
+        }
+        let mine = stack.newContext(), theirs = stack.newContext()
+        try mine.performAndWait {
+            let shelf = try mine.existingObject(with: shelfID)
+            #expect(titles(shelf) == ["a", "b", "c"])
+            shelf.mutableOrderedSetValue(forKey: "books").add(try mine.existingObject(with: bookIDs[3]))
+            #expect(titles(shelf) == ["a", "b", "c", "d"])
+        }
+        let saved = LockedBox<Notification?>(nil)
+        let observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: theirs, queue: nil) { note in
+            saved.mutate { $0 = note }
+        }
+        try theirs.performAndWait {
+            try theirs.existingObject(with: bookIDs[1]).setValue(nil, forKey: "shelf")
+            try theirs.save()
+        }
+        NotificationCenter.default.removeObserver(observer)
+        let note = try #require(saved.value)
+        try mine.performAndWait {
+            mine.mergeChanges(fromContextDidSave: note)
+            let shelf = try mine.existingObject(with: shelfID)
+            #expect(titles(shelf) == ["a", "c", "d"], "b left elsewhere; d, added here, stays at the end")
+        }
+    }
 }
