@@ -26,10 +26,15 @@ extension NSManagedObject {
             }
         case .toMany(let index, _):
             if let setType = Value.self as? ManagedToManySet.Type {
+                var members = realizedMembers(at: index)
+                if let set = members.propertySet as? Value { return set }
                 // An unordered relationship's member set is read as it is (no intermediate array).
-                let members = realizedMembers(at: index)
                 let set = members.isOrdered ? setType.init(managedMembers: members.order) : setType.init(managedMembers: members.memberSet)
-                if let set = set as? Value { return set }
+                if let set = set as? Value {
+                    members.propertySet = set
+                    toManyValues[index] = .members(members)
+                    return set
+                }
             }
         case .toOne, .fetched:
             break

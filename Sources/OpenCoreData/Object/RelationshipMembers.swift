@@ -7,6 +7,10 @@ struct RelationshipMembers {
     private(set) var memberSet: Set<NSManagedObject>
     /// The members in order (ordered relationships only).
     private(set) var order: [NSManagedObject]
+    /// The Swift set a `@Managed` property last returned for these members (a `Set<Mood>`), kept until they change: a
+    /// property read again (`country.moods.count`) then takes no pass over the members, as reading Apple's bridged
+    /// `NSSet` takes none.
+    var propertySet: Any?
 
     init(ordered: Bool, members: [NSManagedObject] = []) {
         isOrdered = ordered
@@ -30,6 +34,7 @@ struct RelationshipMembers {
     @discardableResult
     mutating func insert(_ object: NSManagedObject, at index: Int? = nil) -> Bool {
         guard memberSet.insert(object).inserted else { return false }
+        propertySet = nil
         if isOrdered {
             if let index, index >= 0, index <= order.count { order.insert(object, at: index) } else { order.append(object) }
         }
@@ -40,6 +45,7 @@ struct RelationshipMembers {
     @discardableResult
     mutating func remove(_ object: NSManagedObject) -> Bool {
         guard memberSet.remove(object) != nil else { return false }
+        propertySet = nil
         if isOrdered, let index = order.firstIndex(where: { $0 === object }) { order.remove(at: index) }
         return true
     }
@@ -47,6 +53,7 @@ struct RelationshipMembers {
     /// Moves an existing member to `index` (ordered relationships).
     mutating func move(_ object: NSManagedObject, to index: Int) {
         guard isOrdered, let from = order.firstIndex(where: { $0 === object }) else { return }
+        propertySet = nil
         order.remove(at: from)
         order.insert(object, at: min(max(index, 0), order.count))
     }
