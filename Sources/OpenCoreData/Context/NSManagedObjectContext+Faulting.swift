@@ -32,6 +32,13 @@ extension NSManagedObjectContext {
         object.awakeFromFetch()
     }
 
+    /// Takes objects that left the registry (released, or deleted elsewhere) out of their fault batches: the batch's
+    /// other faults no longer load their rows, and the context keeps no entry per object it ever fetched in batches.
+    func leaveFaultBatches(_ objectIDs: some Sequence<NSManagedObjectID>) {
+        guard !faultBatches.isEmpty else { return }
+        for objectID in objectIDs { faultBatches.removeValue(forKey: objectID) }
+    }
+
     /// Reads the rows of a batch's remaining faults (`firing`, and those still registered in the batch) with one
     /// store call per store, into the row cache.
     private func loadBatch(_ batch: FaultBatch, firing: NSManagedObjectID) throws {

@@ -100,6 +100,7 @@ extension NSManagedObjectContext {
             object._isDeleted = true
             object._context = nil
         }
+        leaveFaultBatches(goneIDs)
     }
 
     static func objectIDs(_ value: Any?) -> Set<NSManagedObjectID> {

@@ -43,13 +43,10 @@ extension NSManagedObjectContext {
         notifyIncrementalStores(objectIDs) { $0.managedObjectContextDidRegisterObjects(with: $1) }
     }
 
-    /// Tells custom incremental stores that this context no longer has objects of theirs.
+    /// Follows objects that left the registry: they leave their fault batches, and custom incremental stores learn
+    /// that this context no longer has objects of theirs.
     func noteUnregistered(_ objectIDs: [NSManagedObjectID]) {
-        // A released fault of a batched fetch leaves its batch: the batch's other faults no longer load its row, and
-        // the context does not keep an entry per object it ever fetched in batches.
-        if !faultBatches.isEmpty {
-            for objectID in objectIDs { faultBatches.removeValue(forKey: objectID) }
-        }
+        leaveFaultBatches(objectIDs)
         notifyIncrementalStores(objectIDs) { $0.managedObjectContextDidUnregisterObjects(with: $1) }
     }
 

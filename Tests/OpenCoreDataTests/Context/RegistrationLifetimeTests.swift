@@ -129,4 +129,23 @@ struct RegistrationLifetimeTests {
             #expect(context.faultBatches.count == 0, "the released faults' batch entries went with them")
         }
     }
+
+    @Test("a fault of a batched fetch deleted elsewhere leaves its batch when the delete is merged")
+    func batchedFaultsDeletedElsewhereLeaveTheirBatches() throws {
+        let (context, first, second) = try Self.context()
+        let held: [NSManagedObject] = try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Tag")
+            request.fetchBatchSize = 1
+            return try context.fetch(request)
+        }
+        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        other.persistentStoreCoordinator = context.persistentStoreCoordinator
+        let note = try didSaveNotification(of: other) { other in other.delete(try other.existingObject(with: first)) }
+        context.performAndWait {
+            context.mergeChanges(fromContextDidSave: note)
+            #expect(context.faultBatches[first] == nil, "the deleted fault left its batch")
+            #expect(context.faultBatches[second] != nil, "the other fault still waits in its own")
+        }
+        #expect(held.count == 2)
+    }
 }
