@@ -158,12 +158,7 @@ struct FetchPlan {
         // freeing the result released them again).
         var snapshots = rows.snapshots.take()
         for (index, objectID) in rows.objectIDs.enumerated() {
-            var snapshot: ObjectSnapshot?
-            if snapshots != nil {
-                var row = ObjectSnapshot.taken
-                swap(&row, &snapshots![index])
-                snapshot = row
-            }
+            var snapshot = snapshots == nil ? nil : ObjectSnapshot.take(&snapshots![index])
             let object = context.registeredObjectOrFault(for: objectID)
             if realizing, object._isFault, let row = snapshot.take() { context.realize(object, with: row) }
             if !deleted.isEmpty, deleted.contains(object) { continue }

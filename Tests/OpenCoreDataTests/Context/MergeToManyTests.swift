@@ -41,17 +41,8 @@ struct MergeToManyTests {
         }
 
         /// Runs `change` in `theirs`, saves it there, and returns the did-save notification.
-        func theirSave(_ change: @escaping (NSManagedObjectContext) throws -> Void) throws -> Notification {
-            let saved = LockedBox<Notification?>(nil)
-            let observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: theirs, queue: nil) { note in
-                saved.mutate { $0 = note }
-            }
-            defer { NotificationCenter.default.removeObserver(observer) }
-            try theirs.performAndWait {
-                try change(theirs)
-                try theirs.save()
-            }
-            return try #require(saved.value)
+        func theirSave(_ change: (NSManagedObjectContext) throws -> Void) throws -> Notification {
+            try didSaveNotification(of: theirs, saving: change)
         }
 
         /// The members of each country as a new context on a new coordinator reads them from the file.
@@ -139,16 +130,9 @@ struct MergeToManyTests {
             shelf.mutableOrderedSetValue(forKey: "books").add(try mine.existingObject(with: bookIDs[3]))
             #expect(titles(shelf) == ["a", "b", "c", "d"])
         }
-        let saved = LockedBox<Notification?>(nil)
-        let observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: theirs, queue: nil) { note in
-            saved.mutate { $0 = note }
-        }
-        try theirs.performAndWait {
+        let note = try didSaveNotification(of: theirs) { theirs in
             try theirs.existingObject(with: bookIDs[1]).setValue(nil, forKey: "shelf")
-            try theirs.save()
         }
-        NotificationCenter.default.removeObserver(observer)
-        let note = try #require(saved.value)
         try mine.performAndWait {
             mine.mergeChanges(fromContextDidSave: note)
             let shelf = try mine.existingObject(with: shelfID)

@@ -31,8 +31,13 @@ struct ObjectSnapshot: Sendable {
     /// The row version; 0 for an object never saved.
     var version: Int64
 
-    /// What is left in an array slot whose snapshot was moved out (empty arrays allocate nothing).
-    static var taken: ObjectSnapshot { ObjectSnapshot(attributes: [], toOne: [], version: 0) }
+    /// Moves the snapshot out of `slot` (an array element), leaving an empty one (empty arrays allocate nothing):
+    /// the row's arrays change hands without a retain and a release.
+    static func take(_ slot: inout ObjectSnapshot) -> ObjectSnapshot {
+        var taken = ObjectSnapshot(attributes: [], toOne: [], version: 0)
+        swap(&taken, &slot)
+        return taken
+    }
 
     /// Whether `other` is a copy of this snapshot (the same value arrays, not merely equal ones).
     func sharesValues(with other: ObjectSnapshot) -> Bool {
