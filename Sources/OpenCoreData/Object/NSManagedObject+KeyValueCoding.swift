@@ -136,7 +136,7 @@ extension NSManagedObject {
             attributeValues[index] = stored
             return
         }
-        noteEventOldValue(at: position, ValueConversion.kvcValue(attributeValues[index], for: layout.attributes[index]), in: context)
+        noteEventOldAttributeValue(at: index, position: position, in: context)
         attributeValues[index] = stored
         context.noteUpdated(self)
     }

@@ -143,6 +143,16 @@ extension NSManagedObject {
         }
     }
 
+    /// ``noteEventOldValue(at:_:in:)`` for a setter about to change the plain attribute at slot `index`: its old
+    /// value is kept in stored form, converted only if someone asks (``EventOldValues``).
+    func noteEventOldAttributeValue(at index: Int, position: Int, in context: NSManagedObjectContext) {
+        let recorded = eventOldValues.recordAttribute(at: index, position: position, from: attributeValues, in: layout)
+        if recorded && !isEventTouched {
+            isEventTouched = true
+            context.eventTouchedObjects.append(self)
+        }
+    }
+
     private static func eventOldValueForm(of value: Any?) -> Any {
         switch value {
         case let members as RelationshipMembers:
