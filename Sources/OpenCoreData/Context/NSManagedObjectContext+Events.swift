@@ -40,7 +40,7 @@ extension NSManagedObjectContext {
         let touched = eventTouchedObjects
         eventTouchedObjects = []
         for object in touched {
-            object.eventOldValues = EventOldValues()
+            object.dropEventOldValues()
             object.isEventTouched = false
         }
     }

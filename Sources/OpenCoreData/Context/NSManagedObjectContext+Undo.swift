@@ -28,8 +28,8 @@ extension NSManagedObjectContext {
     /// is why changes made with undo registration disabled must be processed before it is enabled again.
     func registerUndoForEvent() {
         guard let undoManager = _undoManager, undoManager.isUndoRegistrationEnabled else { return }
-        for object in eventTouchedObjects where !object.eventOldValues.isEmpty {
-            let values = object.eventOldValues.dictionary(in: object.layout)
+        for object in eventTouchedObjects where object.hasEventOldValues {
+            let values = object.eventOldValuesByKey
             // Actions target the context and hold the object strongly: an unchanged object is held only weakly by
             // the context, and its undo must still work after a save (Apple's undo manager keeps the objects too).
             undoManager.registerUndo(withTarget: self) { context in context.restoreValues(of: object, to: values) }

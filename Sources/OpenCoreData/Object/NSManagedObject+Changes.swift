@@ -26,7 +26,7 @@ extension NSManagedObject {
         toOneValues = layout.faultToOneValues
         toManyValues = layout.faultToManyValues
         transformedValues = [:]
-        eventOldValues = EventOldValues()
+        dropEventOldValues()
         _isFault = true
         didTurnIntoFault()
     }
@@ -82,7 +82,7 @@ extension NSManagedObject {
 
     /// The properties changed during the current event, with their values from before the event.
     public func changedValuesForCurrentEvent() -> [String: Any] {
-        eventOldValues.dictionary(in: layout)
+        eventOldValuesByKey
     }
 
     /// The values of `keys` (all persistent properties when nil) as the store last had them.

@@ -136,7 +136,7 @@ extension NSManagedObject {
     /// ``noteEventOldValue(_:_:in:)`` with the key's position already known; `value` is evaluated only when the
     /// key has no old value in the event yet.
     func noteEventOldValue(at position: Int, _ value: @autoclosure () -> Any?, in context: NSManagedObjectContext) {
-        let recorded = eventOldValues.record(Self.eventOldValueForm(of: value()), at: position, in: layout)
+        let recorded = eventOldValues.record(Self.eventOldValueForm(of: value()), at: position, in: layout, besides: eventOldAttributes)
         if recorded && !isEventTouched {
             isEventTouched = true
             context.eventTouchedObjects.append(self)
@@ -146,11 +146,29 @@ extension NSManagedObject {
     /// ``noteEventOldValue(at:_:in:)`` for a setter about to change the plain attribute at slot `index`: its old
     /// value is kept in stored form, converted only if someone asks (``EventOldValues``).
     func noteEventOldAttributeValue(at index: Int, position: Int, in context: NSManagedObjectContext) {
-        let recorded = eventOldValues.recordAttribute(at: index, position: position, from: attributeValues, in: layout)
-        if recorded && !isEventTouched {
+        guard index < EventOldAttributes.slotLimit else {
+            return noteEventOldValue(at: position, ValueConversion.kvcValue(attributeValues[index], for: layout.attributes[index]), in: context)
+        }
+        if eventOldAttributes.record(at: index, from: attributeValues) && !isEventTouched {
             isEventTouched = true
             context.eventTouchedObjects.append(self)
         }
+    }
+
+    /// The old values of the event by key (both records; see ``EventOldValues``).
+    var eventOldValuesByKey: [String: Any] {
+        var result = eventOldAttributes.dictionary(in: layout)
+        eventOldValues.merged(into: &result, in: layout)
+        return result
+    }
+
+    /// Whether the event recorded an old value for the object.
+    var hasEventOldValues: Bool { !eventOldAttributes.isEmpty || !eventOldValues.isEmpty }
+
+    /// Forgets the event's old values (the next event records its own).
+    func dropEventOldValues() {
+        eventOldAttributes = EventOldAttributes()
+        eventOldValues = EventOldValues()
     }
 
     private static func eventOldValueForm(of value: Any?) -> Any {

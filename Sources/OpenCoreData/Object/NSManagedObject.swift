@@ -68,7 +68,12 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     var committedSnapshot: ObjectSnapshot?
     /// The to-many members as the store last had them, for the relationships realized so far.
     var committedToMany: [Int: [NSManagedObjectID]] = [:]
-    /// Values of the keys changed during the current event, as they were when the event began.
+    /// Values of the keys changed during the current event, as they were when the event began: what `@Managed`
+    /// attribute setters recorded (stored form), and the rest (``EventOldValues``).
+    ///
+    /// Not checked for exclusive access at run time, for the reason `attributeValues` is not: its values are plain
+    /// (a setter paid a check, a thread-local look-up, per change).
+    @exclusivity(unchecked) var eventOldAttributes = EventOldAttributes()
     var eventOldValues = EventOldValues()
     /// The to-many slots whose members changed since the last save.
     var dirtyToManySlots: Set<Int> = []
