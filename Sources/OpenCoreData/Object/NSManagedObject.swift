@@ -62,21 +62,17 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     var toOneValues: [ToOneValue]
     /// To-many relationship values, by layout slot.
     var toManyValues: [ToManyValue]
-    /// The object form of transformable attributes, by attribute slot.
-    var transformedValues: [Int: Any] = [:]
     /// The row as the store last had it (nil for an object never saved).
     var committedSnapshot: ObjectSnapshot?
-    /// The to-many members as the store last had them, for the relationships realized so far.
-    var committedToMany: [Int: [NSManagedObjectID]] = [:]
     /// Values of the keys changed during the current event, as they were when the event began: what `@Managed`
     /// attribute setters recorded (stored form), and the rest (``EventOldValues``).
     ///
     /// Not checked for exclusive access at run time, for the reason `attributeValues` is not: its values are plain
     /// (a setter paid a check, a thread-local look-up, per change).
     @exclusivity(unchecked) var eventOldAttributes = EventOldAttributes()
-    var eventOldValues = EventOldValues()
-    /// The to-many slots whose members changed since the last save.
-    var dirtyToManySlots: Set<Int> = []
+    /// The state few objects need (transformable attributes, changed or realized to-many relationships, old values
+    /// not in stored form), made on first need (``ObjectExtras``).
+    var extras: ObjectExtras?
 
     /// A to-one relationship value.
     enum ToOneValue {
