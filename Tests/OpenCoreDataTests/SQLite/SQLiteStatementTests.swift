@@ -104,6 +104,29 @@ import Testing
         #expect(try connection.cachedStatement(sql) !== first)
     }
 
+    /// More statements than the cache compares before hashing, asked for in turns, by texts equal to the first but
+    /// built anew: each text gets the one statement prepared for it, whether found among the recent ones or not.
+    @Test func cachedStatementsAreFoundByTextBeyondTheRecentOnes() throws {
+        let connection = try Self.connection()
+        let count = StatementCache.recentLimit + 3
+        let texts = (0..<count).map { "SELECT \($0) + ?1" }
+        let prepared = try texts.map { try connection.cachedStatement($0) }
+        #expect(Set(prepared.map(ObjectIdentifier.init)).count == count)
+        for round in 0..<3 {
+            for (index, text) in texts.enumerated().reversed() {
+                let statement = try connection.cachedStatement(String(decoding: Array(text.utf8), as: UTF8.self))
+                #expect(statement === prepared[index], "round \(round), statement \(index)")
+                try statement.bind(Int64(round), at: 1)
+                #expect(try statement.step())
+                #expect(statement.int64(at: 0) == Int64(index + round))
+                statement.reset()
+            }
+        }
+        #expect(connection.cachedStatementCount == count)
+        connection.clearStatementCache()
+        #expect(try connection.cachedStatement(texts[0]) !== prepared[0], "cleared: the recent ones too")
+    }
+
     @Test func resetKeepsBindingsClearBindingsDropsThem() throws {
         let connection = try Self.connection()
         let statement = try connection.prepare("SELECT ?")

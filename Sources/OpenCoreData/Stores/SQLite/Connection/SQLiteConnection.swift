@@ -59,7 +59,7 @@ final class SQLiteConnection {
     var logger: Logger
 
     /// Prepared statements by SQL text (see ``cachedStatement(_:)``).
-    private var statementCache: [String: SQLiteStatement] = [:]
+    private var statementCache = StatementCache()
 
     /// Depth of ``inSavepoint(_:)`` nesting, for unique savepoint names.
     var savepointDepth = 0
@@ -220,7 +220,7 @@ final class SQLiteConnection {
     /// try fetch.bind(Int64(1), at: 1)
     /// ```
     func cachedStatement(_ sql: String) throws -> SQLiteStatement {
-        if let statement = statementCache[sql] {
+        if let statement = statementCache.statement(for: sql) {
             if statement.isExecuting || sqlite3_stmt_busy(statement.handle) != 0 {
                 return try SQLiteStatement(connection: self, sql: sql)
             }
@@ -229,7 +229,7 @@ final class SQLiteConnection {
             return statement
         }
         let statement = try SQLiteStatement(connection: self, sql: sql, persistent: true)
-        statementCache[sql] = statement
+        statementCache.insert(statement, for: sql)
         return statement
     }
 
