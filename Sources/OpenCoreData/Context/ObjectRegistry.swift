@@ -2,30 +2,66 @@
 /// (objects of one store's primary-key IDs found by indexing, others by `ObjectIDKey`, without `NSObject`'s dynamic
 /// hashing and `Any`-boxing equality). Unchanged objects nobody else holds are let go by `removeReleasable`.
 struct ObjectRegistry {
+    /// The tables of the hierarchies other than `currentHierarchy`.
     private var tables: [ObjectIdentifier: PagedIDTable<NSManagedObject>] = [:]
+    /// The hierarchy whose table was changed last; its table is `current`, kept out of `tables`: changing a table in
+    /// place through the dictionary's subscript wrote the whole table back after every change (about 800
+    /// instructions per registered, moved or released object), and most changes in a row are to one hierarchy.
+    private var currentHierarchy: ObjectIdentifier?
+    private var current = PagedIDTable<NSManagedObject>()
 
     /// The object registered under `objectID`; setting nil unregisters it.
     subscript(objectID: NSManagedObjectID) -> NSManagedObject? {
-        get { tables[objectID.rootEntityIdentity]?[objectID] }
-        _modify { yield &tables[objectID.rootEntityIdentity, default: PagedIDTable()][objectID] }
+        get {
+            let hierarchy = objectID.rootEntityIdentity
+            return hierarchy == currentHierarchy ? current[objectID] : tables[hierarchy]?[objectID]
+        }
+        _modify {
+            makeCurrent(objectID.rootEntityIdentity)
+            yield &current[objectID]
+        }
     }
 
     /// The number of registered objects (a table per hierarchy: a few to sum).
-    var count: Int { tables.values.reduce(0) { $0 + $1.count } }
+    var count: Int { tables.values.reduce(current.count) { $0 + $1.count } }
 
     /// Every registered object, in no particular order.
     var values: [NSManagedObject] {
         var result: [NSManagedObject] = []
         result.reserveCapacity(count)
+        current.forEach { result.append($0) }
         for table in tables.values { table.forEach { result.append($0) } }
         return result
     }
 
-    mutating func removeAll() { tables.removeAll() }
+    mutating func removeAll() {
+        tables.removeAll()
+        current = PagedIDTable()
+        currentHierarchy = nil
+    }
 
     @discardableResult
     mutating func removeValue(forKey objectID: NSManagedObjectID) -> NSManagedObject? {
-        tables[objectID.rootEntityIdentity]?.removeValue(for: objectID)
+        let hierarchy = objectID.rootEntityIdentity
+        guard hierarchy == currentHierarchy || tables[hierarchy] != nil else { return nil }
+        makeCurrent(hierarchy)
+        return current.removeValue(for: objectID)
+    }
+
+    /// Makes `hierarchy`'s table the current one (moving the current one back into `tables`).
+    private mutating func makeCurrent(_ hierarchy: ObjectIdentifier) {
+        guard hierarchy != currentHierarchy else { return }
+        parkCurrent()
+        current = tables.removeValue(forKey: hierarchy) ?? PagedIDTable()
+        currentHierarchy = hierarchy
+    }
+
+    /// Moves the current table back into `tables` (for the passes over every table).
+    private mutating func parkCurrent() {
+        guard let hierarchy = currentHierarchy else { return }
+        if current.count > 0 { tables[hierarchy] = current }
+        current = PagedIDTable()
+        currentHierarchy = nil
     }
 
     /// Unregisters the objects among `candidates` (every object when nil) that are unchanged and referenced by the
@@ -34,11 +70,15 @@ struct ObjectRegistry {
         var released: [NSManagedObjectID] = []
         if let candidates {
             for objectID in candidates {
-                guard tables[objectID.rootEntityIdentity]?.withEntry(for: objectID, { Self.isReleasable(&$0) ? true : nil }) == true else { continue }
-                removeValue(forKey: objectID)
+                let hierarchy = objectID.rootEntityIdentity
+                guard hierarchy == currentHierarchy || tables[hierarchy] != nil else { continue }
+                makeCurrent(hierarchy)
+                guard current.withEntry(for: objectID, { Self.isReleasable(&$0) ? true : nil }) == true else { continue }
+                current.removeValue(for: objectID)
                 released.append(objectID)
             }
         } else {
+            parkCurrent()
             for hierarchy in Array(tables.keys) {
                 tables[hierarchy]!.removeAll { object in
                     guard Self.isReleasable(&object) else { return false }
@@ -56,6 +96,7 @@ struct ObjectRegistry {
     /// Apple's contexts, which hold unchanged objects weakly, would have freed them already; a second pass catches
     /// the objects that only the first pass's objects held (the members of a freed object's relationships).
     mutating func removeAllForReset(everyObject: Bool) -> (objectIDs: [NSManagedObjectID], held: [NSManagedObject]) {
+        parkCurrent()
         var objectIDs: [NSManagedObjectID] = []
         objectIDs.reserveCapacity(count)
         for table in tables.values { table.forEach { objectIDs.append($0._objectID) } }
