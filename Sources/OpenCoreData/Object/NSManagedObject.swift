@@ -70,8 +70,9 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     /// Not checked for exclusive access at run time, for the reason `attributeValues` is not: its values are plain
     /// (a setter paid a check, a thread-local look-up, per change).
     @exclusivity(unchecked) var eventOldAttributes = EventOldAttributes()
-    /// The state few objects need (transformable attributes, changed or realized to-many relationships, old values
-    /// not in stored form), made on first need (``ObjectExtras``).
+    var eventOldValues = EventOldValues()
+    /// The state few objects need (transformable attributes, changed or realized to-many relationships), made on
+    /// first need (``ObjectExtras``).
     var extras: ObjectExtras?
 
     /// A to-one relationship value.

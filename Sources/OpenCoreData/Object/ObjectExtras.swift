@@ -1,6 +1,9 @@
-/// The state of a managed object that most objects never need, kept in a box the object makes on first need: an
-/// object that only holds attribute values (most fetched and inserted objects) is 32 bytes smaller for it (a
-/// 128-byte allocation instead of 160).
+/// The state of a managed object that most objects never need, kept in a box the object makes on first need.
+///
+/// It keeps the object a 144-byte allocation (128 bytes of fields), the size it had before it also kept the old
+/// attribute values of the event in stored form (``EventOldAttributes``), which made it a 160-byte one. Not smaller:
+/// glibc's allocator keeps freed chunks of up to 128 bytes in its fastbins, and 100,000 objects freed by `reset()`
+/// and allocated again from them made the to-many traversals 8–13 % slower (RESULTS.md).
 ///
 /// The object reads and changes these through properties of the same names, as if they were its own:
 /// ```swift
@@ -12,8 +15,6 @@ final class ObjectExtras {
     var transformedValues: [Int: Any] = [:]
     /// The to-many members as the store last had them, for the relationships realized so far.
     var committedToMany: [Int: [NSManagedObjectID]] = [:]
-    /// The old values of the current event that are not in ``EventOldAttributes`` (kept in key-value coding form).
-    var eventOldValues = EventOldValues()
     /// The to-many slots whose members changed since the last save.
     var dirtyToManySlots: Set<Int> = []
 }
@@ -39,13 +40,6 @@ extension NSManagedObject {
         get { extras?.committedToMany ?? [:] }
         set { if extras != nil || !newValue.isEmpty { ensuredExtras.committedToMany = newValue } }
         _modify { yield &ensuredExtras.committedToMany }
-    }
-
-    /// The event's old values not kept in stored form (``ObjectExtras/eventOldValues``).
-    var eventOldValues: EventOldValues {
-        get { extras?.eventOldValues ?? EventOldValues() }
-        set { if extras != nil || !newValue.isEmpty { ensuredExtras.eventOldValues = newValue } }
-        _modify { yield &ensuredExtras.eventOldValues }
     }
 
     /// The to-many slots whose members changed since the last save (``ObjectExtras/dirtyToManySlots``).
