@@ -196,7 +196,9 @@ extension NSManagedObjectContext {
     /// Records that `object` changed (called by `didChangeValue`): it joins `updatedObjects`.
     func noteUpdated(_ object: NSManagedObject) {
         guard !object._isInserted, !object._isDeleted else {
-            eventChanges.updated.insert(object)
+            // An object inserted in this event is reported as inserted only (`postObjectsDidChange` leaves the event's
+            // inserted objects out of its updated ones): the usual case, a new object's setters, needs no set insert.
+            if !eventChanges.inserted.isLastInserted(object) { eventChanges.updated.insert(object) }
             return
         }
         if object._isUpdated {

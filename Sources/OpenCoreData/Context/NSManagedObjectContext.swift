@@ -427,6 +427,9 @@ struct OrderedObjectSet: Sequence {
 
     func contains(_ object: NSManagedObject) -> Bool { indexByObject[ObjectIdentifier(object)] != nil }
 
+    /// Whether `object` is the member inserted last (no hash look-up).
+    func isLastInserted(_ object: NSManagedObject) -> Bool { lastInserted == ObjectIdentifier(object) }
+
     @discardableResult
     mutating func insert(_ object: NSManagedObject) -> Bool {
         // One hash look-up: the slot is claimed in place if it is free.

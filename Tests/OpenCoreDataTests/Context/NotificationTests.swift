@@ -65,6 +65,26 @@ struct NotificationTests {
         #expect(change.deleted == nil || change.deleted!.isEmpty)
     }
 
+    /// An object inserted in an earlier event and not saved yet is reported as updated when it changes, also when it
+    /// changes right after an object inserted in this event (which is reported as inserted only).
+    @Test func anUnsavedObjectOfAnEarlierEventIsReportedAsUpdated() throws {
+        let stack = try MoodyStack()
+        let context = stack.context
+        let earlier = context.performAndWait { Mood(context: context) }
+        let log = NotificationLog(.NSManagedObjectContextObjectsDidChange, object: context, DidChange.init)
+        let fresh = context.performAndWait {
+            let fresh = Mood(context: context)
+            fresh.rating = 4
+            earlier.rating = 2
+            fresh.rating = 5
+            return fresh
+        }
+        try #require(log.count == 1)
+        let change = try #require(log.all.first)
+        #expect(change.inserted == [fresh.objectID])
+        #expect(change.updated == [earlier.objectID])
+    }
+
     @Test func updatedDeletedAndRefreshedObjectsAreReported() throws {
         let stack = try MoodyStack()
         let context = stack.context
