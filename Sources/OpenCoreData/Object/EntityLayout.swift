@@ -25,6 +25,8 @@ final class EntityLayout: @unchecked Sendable {
     let toOneRelationships: [NSRelationshipDescription]
     /// The to-many relationships in slot order.
     let toManyRelationships: [NSRelationshipDescription]
+    /// Every relationship, in the entity's property order (what a delete's rules go through).
+    let relationships: [NSRelationshipDescription]
     /// The default attribute values of a newly inserted object, in slot order.
     let defaultAttributes: [StoredValue]
     /// The defaults of transformable attributes (object form), by slot.
@@ -56,12 +58,14 @@ final class EntityLayout: @unchecked Sendable {
         var attributes: [NSAttributeDescription] = []
         var toOne: [NSRelationshipDescription] = []
         var toMany: [NSRelationshipDescription] = []
+        var relationships: [NSRelationshipDescription] = []
         for property in entity.properties {
             switch property {
             case let attribute as NSAttributeDescription:
                 slots[attribute.name] = .attribute(attributes.count, attribute)
                 attributes.append(attribute)
             case let relationship as NSRelationshipDescription:
+                relationships.append(relationship)
                 if relationship.isToMany {
                     slots[relationship.name] = .toMany(toMany.count, relationship)
                     toMany.append(relationship)
@@ -78,6 +82,7 @@ final class EntityLayout: @unchecked Sendable {
         self.slots = SlotTable(slots)
         self.attributes = attributes
         self.toOneRelationships = toOne
+        self.relationships = relationships
         self.toManyRelationships = toMany
         var transformableDefaults: [Int: Any] = [:]
         self.defaultAttributes = attributes.enumerated().map { index, attribute in
