@@ -42,10 +42,15 @@ struct ObjectRegistry {
 
     @discardableResult
     mutating func removeValue(forKey objectID: NSManagedObjectID) -> NSManagedObject? {
-        let hierarchy = objectID.rootEntityIdentity
-        guard hierarchy == currentHierarchy || tables[hierarchy] != nil else { return nil }
-        makeCurrent(hierarchy)
+        guard makeCurrentIfHeld(objectID.rootEntityIdentity) else { return nil }
         return current.removeValue(for: objectID)
+    }
+
+    /// Makes `hierarchy`'s table the current one if the registry has one; false if it has none.
+    private mutating func makeCurrentIfHeld(_ hierarchy: ObjectIdentifier) -> Bool {
+        guard hierarchy == currentHierarchy || tables.index(forKey: hierarchy) != nil else { return false }
+        makeCurrent(hierarchy)
+        return true
     }
 
     /// Makes `hierarchy`'s table the current one (moving the current one back into `tables`).
@@ -70,10 +75,8 @@ struct ObjectRegistry {
         var released: [NSManagedObjectID] = []
         if let candidates {
             for objectID in candidates {
-                let hierarchy = objectID.rootEntityIdentity
-                guard hierarchy == currentHierarchy || tables[hierarchy] != nil else { continue }
-                makeCurrent(hierarchy)
-                guard current.withEntry(for: objectID, { Self.isReleasable(&$0) ? true : nil }) == true else { continue }
+                guard makeCurrentIfHeld(objectID.rootEntityIdentity),
+                      current.withEntry(for: objectID, { Self.isReleasable(&$0) ? true : nil }) == true else { continue }
                 current.removeValue(for: objectID)
                 released.append(objectID)
             }

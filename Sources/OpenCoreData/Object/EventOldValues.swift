@@ -12,8 +12,9 @@
 ///
 /// ```swift
 /// var old = EventOldValues()
-/// old.record(5, forKey: "rating", in: layout, besides: EventOldAttributes())     // true: the first value is kept
-/// old.record(6, forKey: "rating", in: layout, besides: EventOldAttributes())     // false: a later one is not
+/// let position = layout.slots.position(of: "rating")!
+/// old.record(5, at: position, in: layout, besides: EventOldAttributes())     // true: the first value is kept
+/// old.record(6, at: position, in: layout, besides: EventOldAttributes())     // false: a later one is not
 /// ```
 struct EventOldValues {
     /// By property position; nil where nothing was recorded. Empty when nothing was.
@@ -21,14 +22,6 @@ struct EventOldValues {
 
     /// Whether no value was recorded in this event.
     var isEmpty: Bool { values.isEmpty }
-
-    /// Records `value` as the old value of `key` unless one is recorded already (here or in `attributes`); returns
-    /// whether it recorded it. A key that is not a property of `layout`'s entity is ignored (returns false).
-    @discardableResult
-    mutating func record(_ value: @autoclosure () -> Any, forKey key: String, in layout: EntityLayout, besides attributes: EventOldAttributes) -> Bool {
-        guard let position = layout.slots.position(of: key) else { return false }
-        return record(value(), at: position, in: layout, besides: attributes)
-    }
 
     /// Records `value` as the old value of the property at `position` (``SlotTable/position(of:)``) unless one is
     /// recorded already (here or in `attributes`); returns whether it recorded it.

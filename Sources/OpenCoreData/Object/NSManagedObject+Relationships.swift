@@ -137,10 +137,7 @@ extension NSManagedObject {
     /// key has no old value in the event yet.
     func noteEventOldValue(at position: Int, _ value: @autoclosure () -> Any?, in context: NSManagedObjectContext) {
         let recorded = eventOldValues.record(Self.eventOldValueForm(of: value()), at: position, in: layout, besides: eventOldAttributes)
-        if recorded && !isEventTouched {
-            isEventTouched = true
-            context.eventTouchedObjects.append(self)
-        }
+        if recorded { noteEventTouched(in: context) }
     }
 
     /// ``noteEventOldValue(at:_:in:)`` for a setter about to change the plain attribute at slot `index`: its old
@@ -149,10 +146,14 @@ extension NSManagedObject {
         guard index < EventOldAttributes.slotLimit else {
             return noteEventOldValue(at: position, ValueConversion.kvcValue(attributeValues[index], for: layout.attributes[index]), in: context)
         }
-        if eventOldAttributes.record(at: index, from: attributeValues) && !isEventTouched {
-            isEventTouched = true
-            context.eventTouchedObjects.append(self)
-        }
+        if eventOldAttributes.record(at: index, from: attributeValues) { noteEventTouched(in: context) }
+    }
+
+    /// Puts the object in its context's list of objects with old values in this event (once per event).
+    private func noteEventTouched(in context: NSManagedObjectContext) {
+        guard !isEventTouched else { return }
+        isEventTouched = true
+        context.eventTouchedObjects.append(self)
     }
 
     /// The old values of the event by key (both records; see ``EventOldValues``).
