@@ -57,6 +57,7 @@ extension NSManagedObjectContext {
             let object = self.object(with: objectID)
             eventChanges.inserted.insert(object)
         }
+        realignInverseToManys(withMerged: updated.union(inserted))
         postObjectsDidChange()
         NotificationCenter.default.post(name: .NSManagedObjectContextDidMergeChangesObjectIDs, object: self, userInfo: [
             NSInsertedObjectIDsKey: inserted, NSUpdatedObjectIDsKey: updated, NSDeletedObjectIDsKey: deleted,

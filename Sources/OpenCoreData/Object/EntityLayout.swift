@@ -27,6 +27,8 @@ final class EntityLayout: @unchecked Sendable {
     let toManyRelationships: [NSRelationshipDescription]
     /// Every relationship, in the entity's property order (what a delete's rules go through).
     let relationships: [NSRelationshipDescription]
+    /// The to-one slots whose inverse is a to-many (what a merge realigns the inverses of).
+    let toOnesWithToManyInverse: [Int]
     /// The default attribute values of a newly inserted object, in slot order.
     let defaultAttributes: [StoredValue]
     /// The defaults of transformable attributes (object form), by slot.
@@ -82,6 +84,7 @@ final class EntityLayout: @unchecked Sendable {
         self.slots = SlotTable(slots)
         self.attributes = attributes
         self.toOneRelationships = toOne
+        self.toOnesWithToManyInverse = toOne.indices.filter { toOne[$0].inverseRelationship?.isToMany == true }
         self.relationships = relationships
         self.toManyRelationships = toMany
         var transformableDefaults: [Int: Any] = [:]

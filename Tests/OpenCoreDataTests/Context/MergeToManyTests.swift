@@ -110,6 +110,71 @@ struct MergeToManyTests {
         #expect(try f.storedMoods() == [250: [0, 2], 276: [1]])
     }
 
+    // A save need not list the destinations of an object it moved: a remote save or persistent history lists the
+    // rows it wrote, and the rollback policy does not write a destination it reverted. The merging context's
+    // realized to-manys follow the moved object's to-one anyway (the concurrency stress suite found a bucket that
+    // kept listing an item which had moved away).
+
+    @Test(arguments: [true, false])
+    func aRemoteSaveListingOnlyTheMovedObjectMovesItBetweenRealizedToManys(memberRealized: Bool) throws {
+        let f = try Fixture()
+        let (mine, ids) = (f.mine, f)
+        // Unchanged objects are not retained by their context: the test holds them, as a view holds what it shows.
+        let held = try mine.performAndWait {
+            let france = try mine.existingObject(with: ids.franceID) as! Country
+            let germany = try mine.existingObject(with: ids.germanyID) as! Country
+            #expect(france.moods.count == 2 && germany.moods.count == 1)
+            let mood = france.moods.first { $0.objectID == ids.moodIDs[0] }!
+            if memberRealized { #expect(mood.rating == 0) } else { #expect(mood.isFault, "a member read as a fault stays one") }
+            return [france, germany]
+        }
+        defer { withExtendedLifetime(held) {} }
+        _ = try f.theirSave { theirs in
+            (try theirs.existingObject(with: ids.moodIDs[0]) as! Mood).country = (try theirs.existingObject(with: ids.germanyID) as! Country)
+        }
+        // Only the mood's row changed; the two countries' rows did not.
+        NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSUpdatedObjectsKey: [ids.moodIDs[0].uriRepresentation()]], into: [mine])
+        try mine.performAndWait {
+            let france = try mine.existingObject(with: ids.franceID) as! Country
+            let germany = try mine.existingObject(with: ids.germanyID) as! Country
+            #expect(Self.ratings(france.moods) == [1], "mood 0 moved away from France elsewhere")
+            #expect(Self.ratings(germany.moods) == [0, 2], "and to Germany")
+            #expect((try mine.existingObject(with: ids.moodIDs[0]) as! Mood).country == germany)
+            #expect(!mine.hasChanges, "the store already holds the move: nothing to save")
+        }
+        #expect(try f.storedMoods() == [250: [1], 276: [0, 2]])
+    }
+
+    @Test func aDestinationTheRollbackPolicyRevertedIsNotListedAndStillLosesTheMovedObject() throws {
+        let f = try Fixture()
+        let (mine, theirs, ids) = (f.mine, f.theirs, f)
+        let held = try [mine, theirs].map { context in
+            try context.performAndWait {
+                context.mergePolicy = NSMergePolicy.rollback
+                let france = try context.existingObject(with: ids.franceID) as! Country
+                #expect(Self.ratings(france.moods) == [0, 1])
+                return france
+            }
+        }
+        defer { withExtendedLifetime(held) {} }
+        // A third context changes France after theirs read it: France conflicts in theirs' save.
+        _ = try didSaveNotification(of: f.stack.newContext()) { other in
+            (try other.existingObject(with: ids.franceID) as! Country).updatedAt = Date(timeIntervalSinceReferenceDate: 800_000_000)
+        }
+        let note = try f.theirSave { theirs in
+            (try theirs.existingObject(with: ids.moodIDs[0]) as! Mood).country = (try theirs.existingObject(with: ids.germanyID) as! Country)
+        }
+        let updated = Set(((note.userInfo?[NSUpdatedObjectsKey] as? Set<NSManagedObject>) ?? []).map(\.objectID))
+        #expect(updated.contains(ids.moodIDs[0]) && !updated.contains(ids.franceID), "the rollback policy reverted France, which was not written")
+        try mine.performAndWait {
+            mine.mergeChanges(fromContextDidSave: note)
+            let france = try mine.existingObject(with: ids.franceID) as! Country
+            #expect(Self.ratings(france.moods) == [1])
+            #expect(!france.hasChanges)
+        }
+        #expect(try f.storedMoods() == [250: [1], 276: [0, 2]])
+    }
+
     @Test func anOrderedRelationshipKeepsTheStoredOrderWithLocalAdditionsAtTheEnd() throws {
         let stack = try LibraryStack()
         let seed = stack.context

@@ -1,0 +1,81 @@
+extension NSManagedObjectContext {
+    /// After a merge, makes this context's realized to-many relationships agree with the to-one sides of the merged
+    /// objects: each to-many that lists a merged object lists it exactly when the object points back at its owner.
+    ///
+    /// A save lists the rows it wrote, and need not list the destinations of a moved object: a remote save or
+    /// persistent history lists only changed rows, and a destination the rollback merge policy reverted is not
+    /// written at all. Refreshing the merged objects alone left such a destination listing an object that had moved
+    /// away (found by the concurrency stress suite). The owners are not marked changed: the store already holds the
+    /// to-one side, which is the one it stores.
+    ///
+    /// Costs nothing unless some merged object has a to-one with a to-many inverse; then one pass over the
+    /// registered objects finds the realized inverses, and only if there are any are the merged faults' rows read
+    /// (from the row cache, or the store, where their next firing finds them).
+    func realignInverseToManys(withMerged objectIDs: Set<NSManagedObjectID>) {
+        let merged = objectIDs.compactMap { registry[$0] }.filter { !$0._isDeleted && !$0.layout.toOnesWithToManyInverse.isEmpty }
+        guard !merged.isEmpty else { return }
+        let mergedIDs = Set(merged.map(\.objectID))
+        // Realized to-many slots whose inverse is a to-one, by owner.
+        var owners: [NSManagedObjectID: (owner: NSManagedObject, slots: [(slot: Int, inverse: String)])] = [:]
+        for owner in registry.values where !owner._isFault && !owner._isDeleted {
+            var slots: [(slot: Int, inverse: String)] = []
+            for (slot, value) in owner.toManyValues.enumerated() {
+                guard case .members = value, let inverse = owner.layout.toManyRelationships[slot].inverseRelationship,
+                    !inverse.isToMany
+                else { continue }
+                slots.append((slot, inverse.name))
+            }
+            if !slots.isEmpty { owners[owner.objectID] = (owner, slots) }
+        }
+        guard !owners.isEmpty else { return }
+
+        // Where each merged object points now: its own values if realized (its unsaved changes included), else its row.
+        var pointsAt: [NSManagedObjectID: [String: NSManagedObjectID]] = [:]
+        for object in merged {
+            let toOne: [NSManagedObjectID?]
+            if object._isFault {
+                guard let snapshot = try? snapshot(for: object.objectID) else { continue }
+                toOne = snapshot.toOne
+            } else {
+                toOne = object.toOneValues.indices.map { object.toOneID(at: $0) }
+            }
+            var destinations: [String: NSManagedObjectID] = [:]
+            for index in object.layout.toOnesWithToManyInverse where index < toOne.count {
+                if let destination = toOne[index] { destinations[object.layout.toOneRelationships[index].name] = destination }
+            }
+            pointsAt[object.objectID] = destinations
+        }
+
+        var realigned: [NSManagedObject] = []
+        // Members that point elsewhere now leave.
+        for (ownerID, entry) in owners {
+            for (slot, inverse) in entry.slots {
+                guard case .members(var members) = entry.owner.toManyValues[slot] else { continue }
+                let candidates = members.count <= mergedIDs.count
+                    ? members.objects.filter { mergedIDs.contains($0.objectID) }
+                    : merged.filter { members.contains($0) }
+                let leaving = candidates.filter { pointsAt[$0.objectID].map { $0[inverse] != ownerID } ?? false }
+                guard !leaving.isEmpty else { continue }
+                for object in leaving { _ = members.remove(object) }
+                entry.owner.toManyValues[slot] = .members(members)
+                let leavingIDs = Set(leaving.map(\.objectID))
+                entry.owner.committedToMany[slot]?.removeAll { leavingIDs.contains($0) }
+                realigned.append(entry.owner)
+            }
+        }
+        // Merged objects join the realized to-many of the owner they point at.
+        for object in merged {
+            for (inverse, ownerID) in pointsAt[object.objectID] ?? [:] {
+                guard let entry = owners[ownerID] else { continue }
+                for (slot, slotInverse) in entry.slots where slotInverse == inverse {
+                    guard case .members(var members) = entry.owner.toManyValues[slot], !members.contains(object) else { continue }
+                    members.insert(object)
+                    entry.owner.toManyValues[slot] = .members(members)
+                    entry.owner.committedToMany[slot]?.append(object.objectID)
+                    realigned.append(entry.owner)
+                }
+            }
+        }
+        for owner in realigned { eventChanges.refreshed.insert(owner) }
+    }
+}
