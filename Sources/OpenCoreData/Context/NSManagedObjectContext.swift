@@ -37,14 +37,19 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// How the context is confined.
     public let concurrencyType: NSManagedObjectContextConcurrencyType
     let queue: DispatchQueue?
-    var eventDepth = 0
+    // Exclusivity: the state that every object registration, change or save reads or writes is marked
+    // `@exclusivity(unchecked)` (each check was a thread-local look-up, about 80 instructions). It is confined to the
+    // context's queue, and every access is this module's own and instantaneous: a plain read or write, or a call of a
+    // collection's own method that runs no code of the application; none is passed `inout` across a call. The
+    // registry stays checked: a fault's class initializer, the application's code, runs while its slot is claimed.
+    @exclusivity(unchecked) var eventDepth = 0
     /// Above zero while change processing is off (around `awakeFromFetch`): setters then neither dirty objects
     /// nor register undo nor maintain inverses, as Apple documents.
-    var changeProcessingSuspended = 0
-    var mainQueueEventScheduled = false
+    @exclusivity(unchecked) var changeProcessingSuspended = 0
+    @exclusivity(unchecked) var mainQueueEventScheduled = false
 
-    var _coordinator: NSPersistentStoreCoordinator?
-    var _parent: NSManagedObjectContext?
+    @exclusivity(unchecked) var _coordinator: NSPersistentStoreCoordinator?
+    @exclusivity(unchecked) var _parent: NSManagedObjectContext?
 
     // MARK: Object registry and change sets
 
@@ -53,17 +58,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// release on Swift's slow path for good).
     var registry = ObjectRegistry()
     /// Inserted, updated and deleted objects, in the order they changed.
-    var insertedSet = OrderedObjectSet()
-    var updatedSet = OrderedObjectSet()
-    var deletedSet = OrderedObjectSet()
+    @exclusivity(unchecked) var insertedSet = OrderedObjectSet()
+    @exclusivity(unchecked) var updatedSet = OrderedObjectSet()
+    @exclusivity(unchecked) var deletedSet = OrderedObjectSet()
     /// Deleted objects whose delete rules have not been applied yet.
-    var unpropagatedDeletes = OrderedObjectSet()
+    @exclusivity(unchecked) var unpropagatedDeletes = OrderedObjectSet()
 
     /// Objects changed during the current event, for `ObjectsDidChange`.
-    var eventChanges = EventChanges()
+    @exclusivity(unchecked) var eventChanges = EventChanges()
     /// The objects with values from before the current event (`eventOldValues`): the event's undo restores them.
     /// A list: an object is added once per event, when it is not yet ``NSManagedObject/isEventTouched``.
-    var eventTouchedObjects: [NSManagedObject] = []
+    @exclusivity(unchecked) var eventTouchedObjects: [NSManagedObject] = []
     /// ``entity(forObjectClass:)``'s last answer, with the frozen model it came from.
     private var lastClassEntity: (objectClass: ObjectIdentifier, model: NSManagedObjectModel, entity: NSEntityDescription)?
     /// The changes of its objects between `willChangeValue(forKey:)` and `didChangeValue(forKey:)`. One short list
@@ -74,7 +79,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var faultBatches: [NSManagedObjectID: FaultBatch] = [:]
     /// Objects registered, saved or reverted during the current event: at its end, those that are unchanged and
     /// held by nobody else leave the registry (and are freed).
-    var releaseCandidates: [NSManagedObjectID] = []
+    @exclusivity(unchecked) var releaseCandidates: [NSManagedObjectID] = []
     /// The registry's size after the last scan of every object for ones nobody holds (scans run when it has doubled,
     /// and at most `registryScanInterval` apart at event ends, so that objects dropped late do not stay for good).
     var registryCountAfterPurge = 0
@@ -85,7 +90,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Whether the end of an event is being processed (observers of `ObjectsDidChange` run inside it).
     var isProcessingPendingChanges = false
     /// Temporary IDs this context's saves replaced with permanent ones (children may still use them).
-    var replacedTemporaryIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
+    @exclusivity(unchecked) var replacedTemporaryIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
     /// Whether a child context has used this one as its parent (only then are replaced IDs remembered).
     var servesChildren = false
     /// The stores `assign(_:to:)` chose for inserted objects, by temporary ID (until they get permanent IDs).
@@ -100,10 +105,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var _queryGeneration: NSQueryGenerationToken?
     private let _userInfo = NSMutableDictionary()
     var _mergePolicy: Any = NSErrorMergePolicy
-    var _stalenessInterval: TimeInterval = -1
+    @exclusivity(unchecked) var _stalenessInterval: TimeInterval = -1
     var _shouldDeleteInaccessibleFaults = true
-    var _retainsRegisteredObjects = false
-    var _propagatesDeletesAtEndOfEvent = true
+    @exclusivity(unchecked) var _retainsRegisteredObjects = false
+    @exclusivity(unchecked) var _propagatesDeletesAtEndOfEvent = true
     var _automaticallyMergesChangesFromParent = false
     private let legacyLock = NSRecursiveLock()
     var autoMergeObserver: NSObjectProtocol?

@@ -26,17 +26,21 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     public var entity: NSEntityDescription { layout.entity }   // read through the layout: one reference less per object
     /// The entity's precomputed layout.
     let layout: EntityLayout
-    var _objectID: NSManagedObjectID
-    weak var _context: NSManagedObjectContext?
+    // Exclusivity: the object's state below is marked `@exclusivity(unchecked)`: each check was a thread-local
+    // look-up (about 80 instructions), and a fetched object paid several. Every access is this module's own, on the
+    // context's queue, and is instantaneous: a plain read or write, never passed `inout` nor held across a call
+    // (values are computed before they are stored), so no two accesses can overlap.
+    @exclusivity(unchecked) var _objectID: NSManagedObjectID
+    @exclusivity(unchecked) weak var _context: NSManagedObjectContext?
 
     // MARK: State
 
     /// Whether the object's values are not loaded (a fault).
-    var _isFault = false
-    var _isInserted = false
-    var _isDeleted = false
+    @exclusivity(unchecked) var _isFault = false
+    @exclusivity(unchecked) var _isInserted = false
+    @exclusivity(unchecked) var _isDeleted = false
     /// Whether the object has changes the context tracks as an update.
-    var _isUpdated = false
+    @exclusivity(unchecked) var _isUpdated = false
     /// Whether `awakeFromInsert()` was called (it is called once in an object's life).
     var hasAwakenedFromInsert = false
     /// Whether the object is a key-path recording probe (see `KeyPathRecorder`); probes have no storage.
@@ -45,10 +49,10 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     /// class overrides none of `willChangeValue(forKey:)`, `didChangeValue(forKey:)` and `primitiveValue(forKey:)`
     /// (``OverriddenMethods/tracksChangesLikeTheBaseClass(_:)``), 2 when it overrides one. Decided on first use, so
     /// that objects only read (a fetch's) do not pay for the check.
-    private var changeTrackingPath: UInt8 = 0
+    @exclusivity(unchecked) private var changeTrackingPath: UInt8 = 0
     /// Whether the object is in its context's ``NSManagedObjectContext/eventTouchedObjects`` (kept here, so that
     /// adding it takes no hash look-up).
-    var isEventTouched = false
+    @exclusivity(unchecked) var isEventTouched = false
 
     // MARK: Values (valid when not a fault)
 
@@ -59,11 +63,11 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     /// application while the array is being changed (its elements are plain values).
     @exclusivity(unchecked) var attributeValues: [StoredValue]
     /// To-one relationship values, by layout slot.
-    var toOneValues: [ToOneValue]
+    @exclusivity(unchecked) var toOneValues: [ToOneValue]
     /// To-many relationship values, by layout slot.
-    var toManyValues: [ToManyValue]
+    @exclusivity(unchecked) var toManyValues: [ToManyValue]
     /// The row as the store last had it (nil for an object never saved).
-    var committedSnapshot: ObjectSnapshot?
+    @exclusivity(unchecked) var committedSnapshot: ObjectSnapshot?
     /// Values of the keys changed during the current event, as they were when the event began: what `@Managed`
     /// attribute setters recorded (stored form), and the rest (``EventOldValues``).
     ///
@@ -73,7 +77,7 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     var eventOldValues = EventOldValues()
     /// The state few objects need (transformable attributes, changed or realized to-many relationships), made on
     /// first need (``ObjectExtras``).
-    var extras: ObjectExtras?
+    @exclusivity(unchecked) var extras: ObjectExtras?
 
     /// A to-one relationship value.
     enum ToOneValue {
