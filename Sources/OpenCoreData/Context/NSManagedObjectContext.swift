@@ -74,9 +74,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The changes of its objects between `willChangeValue(forKey:)` and `didChangeValue(forKey:)`. One short list
     /// for the context (usually one key of one object is changing at a time, found without hashing): a list per
     /// object would stay allocated with every object ever changed.
-    var pendingChanges: [NSManagedObject.PendingChange] = []
+    @exclusivity(unchecked) var pendingChanges: [NSManagedObject.PendingChange] = []
     /// The pending batch of each fault a batched fetch (`fetchBatchSize`) returned.
-    var faultBatches: [NSManagedObjectID: FaultBatch] = [:]
+    @exclusivity(unchecked) var faultBatches: [NSManagedObjectID: FaultBatch] = [:]
     /// Objects registered, saved or reverted during the current event: at its end, those that are unchanged and
     /// held by nobody else leave the registry (and are freed).
     @exclusivity(unchecked) var releaseCandidates: [NSManagedObjectID] = []
@@ -92,9 +92,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Temporary IDs this context's saves replaced with permanent ones (children may still use them).
     @exclusivity(unchecked) var replacedTemporaryIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
     /// Whether a child context has used this one as its parent (only then are replaced IDs remembered).
-    var servesChildren = false
+    @exclusivity(unchecked) var servesChildren = false
     /// The stores `assign(_:to:)` chose for inserted objects, by temporary ID (until they get permanent IDs).
-    var storeAssignments: [NSManagedObjectID: NSPersistentStore] = [:]
+    @exclusivity(unchecked) var storeAssignments: [NSManagedObjectID: NSPersistentStore] = [:]
 
     // MARK: Settings
 

@@ -169,15 +169,14 @@ final class RowCache: Sendable {
         return try state.withLock { state in
             let generation = state.generation
             // The current hierarchy's rows, out of `state` while the loop works on them.
-            var hierarchy: ObjectIdentifier?
-            var hierarchyRows = RowTable()
+            let current = CurrentRows()
             func switchTo(_ rowHierarchy: ObjectIdentifier) {
-                guard rowHierarchy != hierarchy else { return }
-                if let hierarchy { state.rows[hierarchy] = hierarchyRows }
-                hierarchy = rowHierarchy
-                hierarchyRows = state.takeRows(of: rowHierarchy)
+                guard rowHierarchy != current.hierarchy else { return }
+                if let hierarchy = current.hierarchy { state.rows[hierarchy] = current.rows }
+                current.hierarchy = rowHierarchy
+                current.rows = state.takeRows(of: rowHierarchy)
             }
-            defer { if let hierarchy { state.rows[hierarchy] = hierarchyRows } }
+            defer { if let hierarchy = current.hierarchy { state.rows[hierarchy] = current.rows } }
             // One in-place access to the entry (reading it through the subscript copied it, arrays retained).
             func markRead(_ entry: inout Entry, version: Int64) -> (NSManagedObjectID, ObjectSnapshot)? {
                 guard entry.snapshot.version == version else { return nil }
@@ -186,24 +185,33 @@ final class RowCache: Sendable {
             }
             func byID(_ objectID: NSManagedObjectID, _ version: Int64) -> (NSManagedObjectID, ObjectSnapshot)? {
                 switchTo(Self.hierarchy(of: objectID))
-                return hierarchyRows.withEntry(for: objectID) { markRead(&$0, version: version) }
+                return current.rows.withEntry(for: objectID) { markRead(&$0, version: version) }
             }
             func byKey(_ rowHierarchy: ObjectIdentifier, _ store: String, _ primaryKey: Int64, _ version: Int64) -> Lookup.KeyResult {
                 switchTo(rowHierarchy)
-                if let found = hierarchyRows.withEntry(store: store, primaryKey: primaryKey, { markRead(&$0, version: version) }) {
+                if let found = current.rows.withEntry(store: store, primaryKey: primaryKey, { markRead(&$0, version: version) }) {
                     return .found(found.0, found.1)
                 }
-                return hierarchyRows.isPaged(store: store, primaryKey: primaryKey) ? .absent : .needsID
+                return current.rows.isPaged(store: store, primaryKey: primaryKey) ? .absent : .needsID
             }
             func record(_ objectID: NSManagedObjectID, _ snapshot: ObjectSnapshot) {
                 switchTo(Self.hierarchy(of: objectID))
-                Self.record(snapshot, of: objectID, in: &hierarchyRows[objectID], now: now, generation: generation)
+                Self.record(snapshot, of: objectID, in: &current.rows[objectID], now: now, generation: generation)
             }
             // The lookup lives only as long as `body` (its closures work on this locked state).
             return try withoutActuallyEscaping(byID) { byID in
                 try withoutActuallyEscaping(byKey) { byKey in try body(Lookup(byID: byID, byKey: byKey), record) }
             }
         }
+    }
+
+    /// The hierarchy a pass of rows works on, and its rows (taken out of the cache's state meanwhile). A class with
+    /// unchecked fields: as local variables captured by the pass's look-ups, each row paid two run-time exclusivity
+    /// checks. Only the pass's own look-ups use it, under the cache's lock, one at a time; `withEntry`'s closures
+    /// change only the entry they are given.
+    private final class CurrentRows {
+        @exclusivity(unchecked) var hierarchy: ObjectIdentifier?
+        @exclusivity(unchecked) var rows = RowTable()
     }
 
     /// Keeps a row read from a store in its cache slot: a newer cached row stays; one of the same version is

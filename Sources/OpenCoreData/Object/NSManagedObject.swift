@@ -74,7 +74,7 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     /// Not checked for exclusive access at run time, for the reason `attributeValues` is not: its values are plain
     /// (a setter paid a check, a thread-local look-up, per change).
     @exclusivity(unchecked) var eventOldAttributes = EventOldAttributes()
-    var eventOldValues = EventOldValues()
+    @exclusivity(unchecked) var eventOldValues = EventOldValues()
     /// The state few objects need (transformable attributes, changed or realized to-many relationships), made on
     /// first need (``ObjectExtras``).
     @exclusivity(unchecked) var extras: ObjectExtras?
