@@ -43,4 +43,23 @@ struct ToManyPropertyReadTests {
             #expect(france.moods.isEmpty, "a deleted member leaves the relationship and the kept set")
         }
     }
+
+    // The typed set is made from the relationship's members in one step for an unordered relationship (its own set,
+    // cast) and member by member for an ordered one; a member of another class makes either give up (the getter then
+    // takes the general path, which reports the mismatch).
+    @Test func aTypedSetIsMadeOnlyWhenEveryMemberHasTheElementClass() throws {
+        let stack = try MoodyStack()
+        let context = stack.context
+        context.performAndWait {
+            let countries = [Country(context: context), Country(context: context)]
+            let continent = Continent(context: context)
+            let unordered = Set<NSManagedObject>(countries)
+            #expect(Set<Country>(managedMembers: unordered) == Set(countries))
+            #expect(Set<Country>(managedMembers: countries.map { $0 as NSManagedObject }) == Set(countries))
+            #expect(Set<GeographicRegion>(managedMembers: unordered.union([continent])) == Set<GeographicRegion>(countries + [continent]))
+            #expect(Set<Country>(managedMembers: unordered.union([continent])) == nil)
+            #expect(Set<Country>(managedMembers: [continent] + countries.map { $0 as NSManagedObject }) == nil)
+            #expect(Set<Country>(managedMembers: Set<NSManagedObject>()) == [])
+        }
+    }
 }
