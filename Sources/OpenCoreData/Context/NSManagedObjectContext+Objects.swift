@@ -64,7 +64,7 @@ extension NSManagedObjectContext {
         if !replacedTemporaryIDs.isEmpty, registry[objectID] == nil, let replaced = replacedTemporaryIDs[objectID] {
             return registeredObjectOrFault(for: replaced)
         }
-        let (object, isNew) = Self.objectOrNewFault(in: &registry[objectID], for: objectID)
+        let (object, isNew) = Self.objectOrNewFault(in: &registry[objectID], for: objectID, classes: faultClasses)
         if isNew {
             didRegister(object)
             if case .reference = objectID.key { noteRegistered([objectID]) }
@@ -73,9 +73,9 @@ extension NSManagedObjectContext {
     }
 
     /// The object of a registry slot, or a new fault put in the slot.
-    private static func objectOrNewFault(in slot: inout NSManagedObject?, for objectID: NSManagedObjectID) -> (NSManagedObject, isNew: Bool) {
+    private static func objectOrNewFault(in slot: inout NSManagedObject?, for objectID: NSManagedObjectID, classes: FaultClassCache) -> (NSManagedObject, isNew: Bool) {
         if let object = slot { return (object, false) }
-        let fault = ManagedObjectFactory.makeFault(for: objectID)
+        let fault = ManagedObjectFactory.makeFault(for: objectID, classes: classes)
         slot = fault
         return (fault, true)
     }

@@ -163,7 +163,7 @@ extension NSManagedObjectContext {
             undo?.enableUndoRegistration()
         }
         for push in pushes where push.isInsert && registry[currentID(for: push.objectID)] == nil {
-            let object = ManagedObjectFactory.makeFault(for: push.objectID)
+            let object = ManagedObjectFactory.makeFault(for: push.objectID, classes: faultClasses)
             object._isFault = false
             object.hasAwakenedFromInsert = true
             insert(object)

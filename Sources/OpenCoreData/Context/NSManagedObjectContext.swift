@@ -69,6 +69,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The objects with values from before the current event (`eventOldValues`): the event's undo restores them.
     /// A list: an object is added once per event, when it is not yet ``NSManagedObject/isEventTouched``.
     @exclusivity(unchecked) var eventTouchedObjects: [NSManagedObject] = []
+    /// The class of the faults the context makes, for the entity of the last one.
+    let faultClasses = FaultClassCache()
     /// ``entity(forObjectClass:)``'s last answer, with the frozen model it came from.
     private var lastClassEntity: (objectClass: ObjectIdentifier, model: NSManagedObjectModel, entity: NSEntityDescription)?
     /// The changes of its objects between `willChangeValue(forKey:)` and `didChangeValue(forKey:)`. One short list

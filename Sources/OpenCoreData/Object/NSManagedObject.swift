@@ -423,9 +423,9 @@ enum ManagedObjectFactory {
     }
     static var isMaterializing: Bool { materializing.value != nil }
 
-    /// A fault for `objectID`, of the entity's managed object class.
-    static func makeFault(for objectID: NSManagedObjectID) -> NSManagedObject {
-        let objectClass = ManagedObjectClassRegistry.managedObjectClass(for: objectID.entity)
+    /// A fault for `objectID`, of the entity's managed object class (as `classes`, the context's cache, has it).
+    static func makeFault(for objectID: NSManagedObjectID, classes: FaultClassCache) -> NSManagedObject {
+        let objectClass = classes.objectClass(for: objectID.entity)
         let enclosing = materializing.value
         materializing.value = UnsafeRawPointer(Unmanaged.passUnretained(objectID).toOpaque())
         defer { materializing.value = enclosing }
