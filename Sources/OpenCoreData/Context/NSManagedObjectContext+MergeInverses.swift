@@ -14,7 +14,7 @@ extension NSManagedObjectContext {
     func realignInverseToManys(withMerged objectIDs: Set<NSManagedObjectID>) {
         let merged = objectIDs.compactMap { registry[$0] }.filter { !$0._isDeleted && !$0.layout.toOnesWithToManyInverse.isEmpty }
         guard !merged.isEmpty else { return }
-        let mergedIDs = Set(merged.map(\.objectID))
+        let mergedObjects = Set(merged.map(ObjectIdentifier.init))
         // Realized to-many slots whose inverse is a to-one, by owner.
         var owners: [NSManagedObjectID: (owner: NSManagedObject, slots: [(slot: Int, inverse: String)])] = [:]
         for owner in registry.values where !owner._isFault && !owner._isDeleted {
@@ -32,16 +32,15 @@ extension NSManagedObjectContext {
         // Where each merged object points now: its own values if realized (its unsaved changes included), else its row.
         var pointsAt: [NSManagedObjectID: [String: NSManagedObjectID]] = [:]
         for object in merged {
-            let toOne: [NSManagedObjectID?]
+            var row: ObjectSnapshot?
             if object._isFault {
                 guard let snapshot = try? snapshot(for: object.objectID) else { continue }
-                toOne = snapshot.toOne
-            } else {
-                toOne = object.toOneValues.indices.map { object.toOneID(at: $0) }
+                row = snapshot
             }
             var destinations: [String: NSManagedObjectID] = [:]
-            for index in object.layout.toOnesWithToManyInverse where index < toOne.count {
-                if let destination = toOne[index] { destinations[object.layout.toOneRelationships[index].name] = destination }
+            for index in object.layout.toOnesWithToManyInverse {
+                let destination = if let row { row.toOne[index] } else { object.toOneID(at: index) }
+                if let destination { destinations[object.layout.toOneRelationships[index].name] = destination }
             }
             pointsAt[object.objectID] = destinations
         }
@@ -50,17 +49,10 @@ extension NSManagedObjectContext {
         // Members that point elsewhere now leave.
         for (ownerID, entry) in owners {
             for (slot, inverse) in entry.slots {
-                guard case .members(var members) = entry.owner.toManyValues[slot] else { continue }
-                let candidates = members.count <= mergedIDs.count
-                    ? members.objects.filter { mergedIDs.contains($0.objectID) }
-                    : merged.filter { members.contains($0) }
-                let leaving = candidates.filter { pointsAt[$0.objectID].map { $0[inverse] != ownerID } ?? false }
-                guard !leaving.isEmpty else { continue }
-                for object in leaving { _ = members.remove(object) }
-                entry.owner.toManyValues[slot] = .members(members)
-                let leavingIDs = Set(leaving.map(\.objectID))
-                entry.owner.committedToMany[slot]?.removeAll { leavingIDs.contains($0) }
-                realigned.append(entry.owner)
+                let left = entry.owner.dropRealizedMembers(among: merged, identifiers: mergedObjects, at: slot) { object in
+                    pointsAt[object.objectID].map { $0[inverse] != ownerID } ?? false
+                }
+                if left { realigned.append(entry.owner) }
             }
         }
         // Merged objects join the realized to-many of the owner they point at.
@@ -71,7 +63,10 @@ extension NSManagedObjectContext {
                     guard case .members(var members) = entry.owner.toManyValues[slot], !members.contains(object) else { continue }
                     members.insert(object)
                     entry.owner.toManyValues[slot] = .members(members)
-                    entry.owner.committedToMany[slot]?.append(object.objectID)
+                    if var committed = entry.owner.committedToMany[slot] {   // read first, as dropRealizedMembers does
+                        committed.append(object.objectID)
+                        entry.owner.committedToMany[slot] = committed
+                    }
                     realigned.append(entry.owner)
                 }
             }

@@ -76,18 +76,8 @@ extension NSManagedObjectContext {
             for slot in holder.toOneValues.indices {
                 if let target = holder.toOneID(at: slot), goneIDs.contains(target) { holder.toOneValues[slot] = .none }
             }
-            for (slot, value) in holder.toManyValues.enumerated() {
-                guard case .members(var members) = value, members.count > 0 else { continue }
-                let leaving = members.count <= objects.count
-                    ? members.objects.filter { goneObjects.contains(ObjectIdentifier($0)) }
-                    : objects.filter { members.contains($0) }
-                guard !leaving.isEmpty else { continue }
-                for object in leaving { _ = members.remove(object) }
-                holder.toManyValues[slot] = .members(members)
-                if var committed = holder.committedToMany[slot] {
-                    committed.removeAll { goneIDs.contains($0) }
-                    holder.committedToMany[slot] = committed
-                }
+            for slot in holder.toManyValues.indices {
+                holder.dropRealizedMembers(among: objects, identifiers: goneObjects, at: slot, committedLeaving: goneIDs)
             }
         }
         for object in objects {

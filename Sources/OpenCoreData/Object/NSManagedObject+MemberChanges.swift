@@ -38,3 +38,30 @@ extension NSManagedObject {
         toManyValues[changes.slot] = .members(members)
     }
 }
+
+extension NSManagedObject {
+    /// Takes those of `objects` (`identifiers` holds theirs) that the realized to-many at `slot` lists out of it,
+    /// without marking this object changed: the store already holds the change (a deletion elsewhere, a member that
+    /// moved elsewhere). `leaves` picks which of them leave (all by default). When any left, the committed members
+    /// lose `committedLeaving` (by default the IDs of those that left). Returns whether any left.
+    @discardableResult
+    func dropRealizedMembers(among objects: [NSManagedObject], identifiers: Set<ObjectIdentifier>, at slot: Int,
+                             committedLeaving: Set<NSManagedObjectID>? = nil,
+                             where leaves: (NSManagedObject) -> Bool = { _ in true }) -> Bool {
+        guard case .members(var members) = toManyValues[slot], members.count > 0 else { return false }
+        // From whichever side is smaller: a large relationship and a few objects, or the reverse.
+        let listed = members.count <= objects.count
+            ? members.objects.filter { identifiers.contains(ObjectIdentifier($0)) }
+            : objects.filter { members.contains($0) }
+        let leaving = listed.filter(leaves)
+        guard !leaving.isEmpty else { return false }
+        for object in leaving { _ = members.remove(object) }
+        toManyValues[slot] = .members(members)
+        if var committed = committedToMany[slot] {   // read first: changing it in place would make the extras box
+            let leavingIDs = committedLeaving ?? Set(leaving.map(\.objectID))
+            committed.removeAll { leavingIDs.contains($0) }
+            committedToMany[slot] = committed
+        }
+        return true
+    }
+}
