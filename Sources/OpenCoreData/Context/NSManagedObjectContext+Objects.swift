@@ -64,7 +64,8 @@ extension NSManagedObjectContext {
         if !replacedTemporaryIDs.isEmpty, registry[objectID] == nil, let replaced = replacedTemporaryIDs[objectID] {
             return registeredObjectOrFault(for: replaced)
         }
-        let (object, isNew) = Self.objectOrNewFault(in: &registry[objectID], for: objectID, classes: faultClasses)
+        let classes = faultClasses
+        let (object, isNew) = registry.withSlot(for: objectID) { Self.objectOrNewFault(in: &$0, for: objectID, classes: classes) }
         if isNew {
             didRegister(object)
             if case .reference = objectID.key { noteRegistered([objectID]) }

@@ -16,10 +16,14 @@ struct ObjectRegistry {
             let hierarchy = objectID.rootEntityIdentity
             return hierarchy == currentHierarchy ? current[objectID] : tables[hierarchy]?[objectID]
         }
-        _modify {
-            makeCurrent(objectID.rootEntityIdentity)
-            yield &current[objectID]
-        }
+        set { withSlot(for: objectID) { $0 = newValue } }
+    }
+
+    /// Runs `body` on the registry slot of `objectID` (nil when no object is registered under it; an object put in
+    /// it is registered). See ``PagedIDTable/withSlot(for:_:)``.
+    mutating func withSlot<R>(for objectID: NSManagedObjectID, _ body: (inout NSManagedObject?) -> R) -> R {
+        makeCurrent(objectID.rootEntityIdentity)
+        return current.withSlot(for: objectID, body)
     }
 
     /// The number of registered objects (a table per hierarchy: a few to sum).

@@ -12,6 +12,7 @@
 /// var table = RowTable()
 /// table[objectID] = entry            // recorded
 /// table.withEntry(for: objectID) { $0.fetched = now }
+/// table.withSlot(for: objectID) { slot in if slot == nil { slot = entry } }
 /// ```
 ///
 /// Temporary IDs are paged too, by the counter in their UUID (``TemporaryIDSource``): a context registers each object
@@ -69,21 +70,26 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
                 return others[ObjectIDKey(objectID)]
             }
         }
-        _modify {
-            switch objectID.key {
-            case .primaryKey: if pagedStore == nil { pagedStore = objectID.storeIdentifier }
-            case .temporary: if temporaryPages.count == 0 { temporaryBase = objectID.temporaryCounter & ~UInt64(Pages.pageSize - 1) }
-            case .reference: break
-            }
-            switch place(of: objectID) {
-            case .primaryKey(let position):
-                yield &primaryKeyPages[slot: position]
-            case .temporary(let position) where temporaryPages.holds(objectID, at: position):
-                yield &temporaryPages[slot: position]
-                dropTemporaryPagesIfEmpty()
-            case .temporary, .other:
-                yield &others[ObjectIDKey(objectID)]
-            }
+        set { withSlot(for: objectID) { $0 = newValue } }
+    }
+
+    /// Runs `body` on the slot of `objectID` (nil when it holds no value; a value put in it is recorded, nil forgets
+    /// it). A closure rather than a `_modify` accessor: the three nested accessors' coroutine frames were allocated
+    /// on the heap, a `malloc` and a `free` for every registered object and every row recorded.
+    mutating func withSlot<R>(for objectID: NSManagedObjectID, _ body: (inout Value?) -> R) -> R {
+        switch objectID.key {
+        case .primaryKey: if pagedStore == nil { pagedStore = objectID.storeIdentifier }
+        case .temporary: if temporaryPages.count == 0 { temporaryBase = objectID.temporaryCounter & ~UInt64(Pages.pageSize - 1) }
+        case .reference: break
+        }
+        switch place(of: objectID) {
+        case .primaryKey(let position):
+            return primaryKeyPages.withSlot(at: position, body)
+        case .temporary(let position) where temporaryPages.holds(objectID, at: position):
+            defer { dropTemporaryPagesIfEmpty() }
+            return temporaryPages.withSlot(at: position, body)
+        case .temporary, .other:
+            return body(&others[ObjectIDKey(objectID)])
         }
     }
 
@@ -211,16 +217,14 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
             position.page < pages.count && !pages[position.page].isEmpty ? pages[position.page][position.slot] : nil
         }
 
-        /// The slot at `position`, made if needed; the count follows what is stored in it.
-        subscript(slot position: Position) -> Value? {
-            get { self[position] }
-            _modify {
-                if position.page >= pages.count { pages.append(contentsOf: repeatElement([], count: position.page + 1 - pages.count)) }
-                if pages[position.page].isEmpty { pages[position.page] = ContiguousArray(repeating: nil, count: Self.pageSize) }
-                let had = pages[position.page][position.slot] != nil
-                yield &pages[position.page][position.slot]
-                count += (pages[position.page][position.slot] != nil ? 1 : 0) - (had ? 1 : 0)
-            }
+        /// Runs `body` on the slot at `position`, made if needed; the count follows what is stored in it.
+        mutating func withSlot<R>(at position: Position, _ body: (inout Value?) -> R) -> R {
+            if position.page >= pages.count { pages.append(contentsOf: repeatElement([], count: position.page + 1 - pages.count)) }
+            if pages[position.page].isEmpty { pages[position.page] = ContiguousArray(repeating: nil, count: Self.pageSize) }
+            let had = pages[position.page][position.slot] != nil
+            let result = body(&pages[position.page][position.slot])
+            count += (pages[position.page][position.slot] != nil ? 1 : 0) - (had ? 1 : 0)
+            return result
         }
 
         /// Whether the slot at `position` is free or holds the value of an ID equal to `objectID`.

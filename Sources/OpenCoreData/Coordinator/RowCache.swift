@@ -75,7 +75,7 @@ final class RowCache: Sendable {
                 let hierarchy = RowCache.hierarchy(of: first.0)
                 var hierarchyRows = takeRows(of: hierarchy)
                 while let (objectID, snapshot) = next, RowCache.hierarchy(of: objectID) == hierarchy {
-                    record(&hierarchyRows[objectID], objectID, snapshot)
+                    hierarchyRows.withSlot(for: objectID) { record(&$0, objectID, snapshot) }
                     next = iterator.next()
                 }
                 rows[hierarchy] = hierarchyRows
@@ -196,7 +196,7 @@ final class RowCache: Sendable {
             }
             func record(_ objectID: NSManagedObjectID, _ snapshot: ObjectSnapshot) {
                 switchTo(Self.hierarchy(of: objectID))
-                Self.record(snapshot, of: objectID, in: &current.rows[objectID], now: now, generation: generation)
+                current.rows.withSlot(for: objectID) { Self.record(snapshot, of: objectID, in: &$0, now: now, generation: generation) }
             }
             // The lookup lives only as long as `body` (its closures work on this locked state).
             return try withoutActuallyEscaping(byID) { byID in
