@@ -21,9 +21,13 @@ final class BatchInsertDictionary: NSMutableDictionary {
     /// each mutation, so one property changed in place costs one check where three arrays cost three.
     private var table = EntryTable()
 
-    /// The entries as (key, value) pairs, a key that is a string as a Swift `String`.
-    var entries: some Sequence<(key: Any, value: Any)> {
-        zip(table.names.indices, table.values).lazy.map { [table] index, value in (key: table.names[index] ?? table.givenKey(at: index), value: value) }
+    /// Calls `body` with each entry in order: its key as a Swift string when it is one (`name`), the key as it was
+    /// given, and its value.
+    func forEachEntry(_ body: (_ name: String?, _ key: Any, _ value: Any) throws -> Void) rethrows {
+        for index in table.values.indices {
+            let name = table.names[index]
+            try body(name, name.map { $0 as Any } ?? table.givenKey(at: index), table.values[index])
+        }
     }
 
     /// Empties the dictionary for the handler's next row, keeping its storage and its keys' order as the template.
@@ -63,9 +67,9 @@ private struct EntryTable {
     /// Positions by key (a name as a `String`), built once the dictionary is too large for a linear search.
     private var positions: [AnyHashable: Int]?
     private static let linearSearchLimit = 16
-    /// The previous row's names, in order (see ``prepareForNextRow()``), and whether the keys set so far are its
-    /// first ones: a handler sets the same keys in the same order for every row, so a key that is the template's
-    /// next one is new (the template's names are distinct) and is added without a search.
+    /// The names of an earlier row's keys, in order (see ``prepareForNextRow()``), and whether the keys set so far
+    /// are its first ones: a handler sets the same keys in the same order for every row, so a key that is the
+    /// template's next one is new (the template's names are distinct) and is added without a search.
     private var template: [String?] = []
     private var followsTemplate = true
 
@@ -83,10 +87,11 @@ private struct EntryTable {
         (keys[index].base as? UnhashableKey)?.key ?? keys[index].base
     }
 
+    /// Empties the table; a row that did not follow the template becomes the template.
     mutating func prepareForNextRow() {
-        swap(&template, &names)
-        names.removeAll(keepingCapacity: true)
+        if !followsTemplate { template = names }
         keys.removeAll(keepingCapacity: true)
+        names.removeAll(keepingCapacity: true)
         values.removeAll(keepingCapacity: true)
         positions = nil
         followsTemplate = true

@@ -65,31 +65,37 @@ enum BatchRequestExecution {
         // Rows usually set the same keys in the same order: the last row's keys and slots are tried first, so a
         // key is compared, not hashed into the entity's slot table.
         var knownKeys: [(key: String, slot: Int, attribute: NSAttributeDescription)] = []
-        func row(from pairs: some Sequence<(key: Any, value: Any)>) throws -> [StoredValue] {
-            var row = defaults
-            for (position, (key, value)) in pairs.enumerated() {
-                guard let key = ValueConversion.string(key) else {
-                    throw CoreDataError.make(NSCoreDataError, "\(name): dictionary keys must be attribute names (strings); got \(ValueConversion.typeName(key)) for entity '\(entity.name ?? "?")'")
-                }
-                let slot: Int, attribute: NSAttributeDescription
-                if position < knownKeys.count, knownKeys[position].key == key {
-                    (slot, attribute) = (knownKeys[position].slot, knownKeys[position].attribute)
-                } else {
-                    (slot, attribute) = try insertableAttribute(key, of: entity, name: name)
-                    if position < knownKeys.count { knownKeys[position] = (key, slot, attribute) } else { knownKeys.append((key, slot, attribute)) }
-                }
-                row[slot] = try BatchValues.storedValue(value, for: attribute, request: name)
+        // One entry of a row: its key as a string (`keyName`, nil when it is not one), the key as given, its value.
+        func set(_ row: inout [StoredValue], position: Int, keyName: String?, key: Any, value: Any) throws {
+            guard let key = keyName ?? ValueConversion.string(key) else {
+                throw CoreDataError.make(NSCoreDataError, "\(name): dictionary keys must be attribute names (strings); got \(ValueConversion.typeName(key)) for entity '\(entity.name ?? "?")'")
             }
-            return row
+            let slot: Int, attribute: NSAttributeDescription
+            if position < knownKeys.count, knownKeys[position].key == key {
+                (slot, attribute) = (knownKeys[position].slot, knownKeys[position].attribute)
+            } else {
+                (slot, attribute) = try insertableAttribute(key, of: entity, name: name)
+                if position < knownKeys.count { knownKeys[position] = (key, slot, attribute) } else { knownKeys.append((key, slot, attribute)) }
+            }
+            row[slot] = try BatchValues.storedValue(value, for: attribute, request: name)
         }
         if let objects = request.objectsToInsert {
             rows.reserveCapacity(objects.count)
-            for dictionary in objects { rows.append(try row(from: dictionary.lazy.map { (key: $0.key as Any, value: $0.value) })) }
+            for dictionary in objects {
+                var row = defaults
+                for (position, (key, value)) in dictionary.enumerated() { try set(&row, position: position, keyName: key, key: key, value: value) }
+                rows.append(row)
+            }
         } else if let handler = request.dictionaryHandler {
             var dictionary = BatchInsertDictionary()
             while true {
                 if handler(dictionary) { break }
-                rows.append(try row(from: dictionary.entries))
+                var row = defaults, position = 0
+                try dictionary.forEachEntry { keyName, key, value in
+                    try set(&row, position: position, keyName: keyName, key: key, value: value)
+                    position += 1
+                }
+                rows.append(row)
                 // The next row reuses the dictionary unless the handler kept it (then it keeps what it holds).
                 if isKnownUniquelyReferenced(&dictionary) { dictionary.prepareForNextRow() } else { dictionary = BatchInsertDictionary() }
             }

@@ -4,7 +4,9 @@ enum ValueConversion {
     /// The stored form of `value` for `attribute`, or `nil` if `value` is of the wrong kind.
     /// `nil` and `NSNull` become `.null`. Transformable attributes are handled by the caller.
     static func storedValue(fromKVC value: Any?, for attribute: NSAttributeDescription) -> StoredValue? {
-        guard let value, !isNull(value) else { return .null }
+        guard let value else { return .null }
+        if let stored = storedValue(ofUsualType: value, for: attribute.attributeType) { return stored }
+        guard !isNull(value) else { return .null }
         switch attribute.attributeType {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
             return integer(value).map { .integer(clamp($0, to: attribute.attributeType)) }
@@ -40,6 +42,52 @@ enum ValueConversion {
         case .undefinedAttributeType, .transformableAttributeType, .objectIDAttributeType, .compositeAttributeType:
             return nil
         }
+    }
+
+    /// The stored form of a value whose type is exactly one of the usual Swift types of `attributeType` (`Int`,
+    /// `Int64`, `Int32`, `Int16`, `Bool`, `Double`, `Float`, `String`, `Date`, `Data`, `UUID`, `URL`); nil for any
+    /// other value, which the general conversion then takes. One opening of the existential for every candidate type
+    /// (see ``exactly(_:_:)``).
+    ///
+    /// ```swift
+    /// ValueConversion.storedValue(ofUsualType: "a", for: .stringAttributeType)   // .text("a")
+    /// ValueConversion.storedValue(ofUsualType: "a", for: .dateAttributeType)     // nil
+    /// ```
+    static func storedValue(ofUsualType value: Any, for attributeType: NSAttributeType) -> StoredValue? {
+        func open<Value>(_ value: Value) -> StoredValue? { storedValue(ofUsualType: value, attributeType) }
+        return _openExistential(value, do: open)
+    }
+
+    /// ``storedValue(ofUsualType:for:)`` on the opened value. Each `unsafeBitCast` is to the type `Value` was just
+    /// found to be, so it copies the value as itself.
+    private static func storedValue<Value>(ofUsualType value: Value, _ attributeType: NSAttributeType) -> StoredValue? {
+        switch attributeType {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
+            if Value.self == Int.self { return .integer(clamp(Int64(unsafeBitCast(value, to: Int.self)), to: attributeType)) }
+            if Value.self == Int64.self { return .integer(clamp(unsafeBitCast(value, to: Int64.self), to: attributeType)) }
+            if Value.self == Int32.self { return .integer(clamp(Int64(unsafeBitCast(value, to: Int32.self)), to: attributeType)) }
+            if Value.self == Int16.self { return .integer(clamp(Int64(unsafeBitCast(value, to: Int16.self)), to: attributeType)) }
+        case .booleanAttributeType:
+            if Value.self == Bool.self { return .integer(unsafeBitCast(value, to: Bool.self) ? 1 : 0) }
+        case .doubleAttributeType:
+            if Value.self == Double.self { return .real(unsafeBitCast(value, to: Double.self)) }
+        case .floatAttributeType:
+            if Value.self == Float.self { return .real(Double(unsafeBitCast(value, to: Float.self))) }
+            if Value.self == Double.self { return .real(Double(Float(unsafeBitCast(value, to: Double.self)))) }
+        case .stringAttributeType:
+            if Value.self == String.self { return .text(unsafeBitCast(value, to: String.self)) }
+        case .dateAttributeType:
+            if Value.self == Date.self { return .date(unsafeBitCast(value, to: Date.self)) }
+        case .binaryDataAttributeType:
+            if Value.self == Data.self { return .data(unsafeBitCast(value, to: Data.self)) }
+        case .UUIDAttributeType:
+            if Value.self == UUID.self { return .uuid(unsafeBitCast(value, to: UUID.self)) }
+        case .URIAttributeType:
+            if Value.self == URL.self { return .url(unsafeBitCast(value, to: URL.self)) }
+        default:
+            break
+        }
+        return nil
     }
 
     /// The key-value-coding form of a stored value, as Apple's `value(forKey:)` returns it: `NSNumber` for
@@ -122,8 +170,24 @@ enum ValueConversion {
     /// `value` as a Swift string when it is a `String` or an `NSString` (the class tested by type first: casting an
     /// `NSString` to `String` tries the bridging casts).
     static func string(_ value: Any) -> String? {
+        if let string = exactly(value, String.self) { return string }
         if let string = object(value, as: NSString.self) { return string as String }
         return value as? String
+    }
+
+    /// `value` when its type is exactly `Wanted` (not a subclass, no bridging), found by opening the existential and
+    /// comparing types: a cast (`as?`) runs the runtime's general dynamic cast, about 250 instructions even when the
+    /// value's type is the cast's own.
+    ///
+    /// ```swift
+    /// ValueConversion.exactly("a" as Any, String.self)   // "a"
+    /// ValueConversion.exactly(1 as Any, Int64.self)      // nil: an Int
+    /// ```
+    @inline(__always)
+    static func exactly<Wanted>(_ value: Any, _: Wanted.Type) -> Wanted? {
+        // The bit cast is to the type `Opened` was just found to be: it copies the value as itself.
+        func open<Opened>(_ opened: Opened) -> Wanted? { Opened.self == Wanted.self ? unsafeBitCast(opened, to: Wanted.self) : nil }
+        return _openExistential(value, do: open)
     }
 
     /// `value` when it is an instance of the class `Class` (or of a subclass); `nil` for Swift values, without

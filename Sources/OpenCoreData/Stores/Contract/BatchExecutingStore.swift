@@ -202,10 +202,11 @@ enum BatchValues {
     /// The stored form of `value` for `attribute` (transformable values through their transformer); throws
     /// `NSManagedObjectValidationError` (1550) for a value of the wrong type.
     static func storedValue(_ value: Any?, for attribute: NSAttributeDescription, request: String) throws -> StoredValue {
-        if value == nil || ValueConversion.isNull(value) { return .null }
         if attribute.attributeType == .transformableAttributeType {
+            if value == nil || ValueConversion.isNull(value) { return .null }
             return TransformableValues.storedValue(from: value, attribute: attribute)
         }
+        // nil and NSNull become .null there.
         guard let stored = ValueConversion.storedValue(fromKVC: value, for: attribute) else {
             throw wrongType(value, for: attribute, request: request)
         }
