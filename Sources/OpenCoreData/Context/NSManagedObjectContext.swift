@@ -483,7 +483,9 @@ struct OrderedObjectSet: Sequence {
     private mutating func compact() {
         let live = objects.compactMap { $0 }
         head = 0
-        objects = live
+        // Mapped, not assigned: assigning `[NSManagedObject]` to `[NSManagedObject?]` casts each element at run
+        // time (about 1,300 instructions an object).
+        objects = live.map(Optional.some)
         indexByObject = Dictionary(uniqueKeysWithValues: live.enumerated().map { (ObjectIdentifier($1), $0) })
     }
 

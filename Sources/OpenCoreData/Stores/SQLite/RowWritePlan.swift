@@ -1,12 +1,13 @@
-/// How a save writes one entity's rows: the columns in binding order and the two statements, made once per
+/// How a save writes one entity's rows: the columns in binding order and the three statements, made once per
 /// schema instead of once per row.
 ///
 /// For `Item(name, rating, owner →)`:
 /// ```sql
 /// INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZNAME, ZRATING, ZOWNER) VALUES (?, ?, ?, ?, ?, ?)
 /// UPDATE ZITEM SET Z_OPT = ?, ZNAME = ?, ZRATING = ?, ZOWNER = ? WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?
+/// DELETE FROM ZITEM WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?
 /// ```
-/// (the update matches only the version the context read: optimistic locking in the same statement).
+/// (the update and the delete match only the version the context read: optimistic locking in the same statement).
 final class RowWritePlan {
     /// Where a column's value comes from in a snapshot.
     enum Source {
@@ -23,6 +24,7 @@ final class RowWritePlan {
     let sources: [Source]
     let insertSQL: String
     let updateSQL: String
+    let deleteSQL: String
     /// Whether some attribute may keep its value in an external file.
     let hasExternalStorage: Bool
 
@@ -51,6 +53,7 @@ final class RowWritePlan {
         let names = columns.map { table.columns[$0].name }
         insertSQL = "INSERT INTO \(table.name) (Z_PK, Z_ENT, Z_OPT\(names.map { ", \($0)" }.joined())) VALUES (?, ?, ?\(String(repeating: ", ?", count: names.count)))"
         updateSQL = "UPDATE \(table.name) SET Z_OPT = ?\(names.map { ", \($0) = ?" }.joined()) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?"
+        deleteSQL = "DELETE FROM \(table.name) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?"
         hasExternalStorage = attributes.contains { $0.allowsExternalBinaryDataStorage }
     }
 }

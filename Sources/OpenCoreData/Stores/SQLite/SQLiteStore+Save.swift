@@ -118,9 +118,10 @@ extension SQLiteStore {
 
     private func deleteRow(_ objectID: NSManagedObjectID, expectedVersion: Int64, work: inout SaveWork) throws {
         guard let primaryKey = objectID.primaryKey else { return }
-        let mapping = schema.mapping(for: objectID.entity)
-        try collectExternalFiles(of: objectID, mapping: mapping, into: &work.obsoleteFiles)
-        let delete = try connection.cachedStatement("DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?")
+        let plan = rowWritePlan(for: objectID.entity)
+        let mapping = plan.mapping
+        if plan.hasExternalStorage { try collectExternalFiles(of: objectID, mapping: mapping, into: &work.obsoleteFiles) }
+        let delete = try connection.cachedStatement(plan.deleteSQL)
         try delete.bind(primaryKey, at: 1)
         try delete.bind(expectedVersion, at: 2)
         try delete.execute()
