@@ -390,6 +390,19 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     /// ```
     open override var hash: Int { Int(bitPattern: ObjectIdentifier(self)) }
 
+    /// Identity, as `NSObject`'s `isEqual(_:)`: true only for the object itself. An object given as itself is
+    /// compared without `NSObject`'s cast from `Any` (a set of objects compares members on most inserts).
+    ///
+    /// ```swift
+    /// mood.isEqual(mood)        // true
+    /// mood.isEqual(otherMood)   // false, even with equal values
+    /// ```
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let object else { return false }
+        if let instance = ValueConversion.instance(object) { return instance === self }
+        return super.isEqual(object)
+    }
+
     open override var description: String {
         let state = _isFault ? "<fault>" : "{ " + layout.slots.keys.sorted().compactMap { key -> String? in
             guard case .attribute(let slot, let attribute)? = layout.slots[key] else { return nil }

@@ -128,7 +128,10 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     }
 
     public override func isEqual(_ object: Any?) -> Bool {
-        guard let other = object as? NSManagedObjectID else { return false }
+        guard let object else { return false }
+        // A reference is cast as a reference (a class cast); anything else (an `AnyHashable`) through `Any`.
+        let other = ValueConversion.instance(object).map { $0 as? NSManagedObjectID } ?? (object as? NSManagedObjectID)
+        guard let other else { return false }
         return isSame(as: other)
     }
 

@@ -44,6 +44,21 @@ enum ValueConversion {
         }
     }
 
+    /// `value` as a reference when it is an instance of a class (found by opening the existential, without a
+    /// cast); nil when it is a value of another kind. A class reference in an `Any` is boxed with the type it had
+    /// (`NSObject` for `==`'s operand), so the class it is checked for is asked of the reference (`as?` on a
+    /// reference: a class cast, not the general dynamic cast from `Any`).
+    ///
+    /// ```swift
+    /// ValueConversion.instance(mood as Any) === mood   // true
+    /// ValueConversion.instance(1 as Any)               // nil
+    /// ```
+    static func instance(_ value: Any) -> AnyObject? {
+        // A class instance is one reference: the bit cast reads it as `AnyObject`.
+        func open<Opened>(_ opened: Opened) -> AnyObject? { Opened.self is AnyObject.Type ? unsafeBitCast(opened, to: AnyObject.self) : nil }
+        return _openExistential(value, do: open)
+    }
+
     /// The stored form of a value whose type is exactly one of the usual Swift types of `attributeType` (`Int`,
     /// `Int64`, `Int32`, `Int16`, `Bool`, `Double`, `Float`, `String`, `Date`, `Data`, `UUID`, `URL`); nil for any
     /// other value, which the general conversion then takes. One opening of the existential for every candidate type
@@ -175,7 +190,7 @@ enum ValueConversion {
         return value as? String
     }
 
-    /// `value` when its type is exactly `Wanted` (not a subclass, no bridging), found by opening the existential and
+    /// `value` when its type is exactly the value type `Wanted` (no bridging), found by opening the existential and
     /// comparing types: a cast (`as?`) runs the runtime's general dynamic cast, about 250 instructions even when the
     /// value's type is the cast's own.
     ///

@@ -106,6 +106,25 @@ struct ObjectAPITests {
             let byObject: [NSManagedObject: String] = [first: "a", second: "b"]
             #expect(byObject[first] == "a" && byObject[second] == "b")
             #expect(NSSet(array: [first, first, second]).count == 2)
+            // Anything that is not the object itself is unequal: nil, a value, another kind of object.
+            #expect(!first.isEqual(nil) && !first.isEqual("same") && !first.isEqual(first.objectID) && !first.isEqual(NSString(string: "same")))
+        }
+    }
+
+    @Test func objectIDsCompareByWhatTheyName() throws {
+        let stack = try LibraryStack()
+        let context = stack.context
+        try context.performAndWait {
+            let first = LibraryStack.insert("Note", into: context, ["text": "a"])
+            let second = LibraryStack.insert("Note", into: context, ["text": "b"])
+            try context.save()
+            // Another instance naming the same row, read back from the URI.
+            let again = try #require(stack.coordinator.managedObjectID(forURIRepresentation: first.objectID.uriRepresentation()))
+            #expect(first.objectID.isEqual(again) && first.objectID == again && first.objectID.hash == again.hash)
+            #expect(!first.objectID.isEqual(second.objectID) && first.objectID != second.objectID)
+            #expect(!first.objectID.isEqual(nil) && !first.objectID.isEqual(first) && !first.objectID.isEqual(first.objectID.uriRepresentation()))
+            #expect(first.objectID.isEqual(AnyHashable(again)), "an ID inside AnyHashable is the ID")
+            #expect(Set([first.objectID, again, second.objectID]).count == 2)
         }
     }
 
