@@ -421,7 +421,7 @@ final class QueueIdentity: @unchecked Sendable {
 
 /// A set of objects that remembers insertion order (so notifications and saves are deterministic).
 struct OrderedObjectSet: Sequence {
-    private var indexByObject: [ObjectIdentifier: Int] = [:]
+    private var indexByObject = ObjectIndexTable()
     private var objects: [NSManagedObject?] = []
     private(set) var count = 0
     /// No live object is stored before this index (so taking the first object does not rescan removed slots).
@@ -439,15 +439,9 @@ struct OrderedObjectSet: Sequence {
 
     @discardableResult
     mutating func insert(_ object: NSManagedObject) -> Bool {
-        // One hash look-up: the slot is claimed in place if it is free.
-        func claim(_ slot: inout Int?, _ index: Int) -> Bool {
-            guard slot == nil else { return false }
-            slot = index
-            return true
-        }
         let identifier = ObjectIdentifier(object)
         if identifier == lastInserted { return false }
-        guard claim(&indexByObject[identifier], objects.count) else { return false }
+        guard indexByObject.insert(identifier, objects.count) else { return false }
         objects.append(object)
         count += 1
         lastInserted = identifier
@@ -456,7 +450,7 @@ struct OrderedObjectSet: Sequence {
 
     @discardableResult
     mutating func remove(_ object: NSManagedObject) -> Bool {
-        guard let index = indexByObject.removeValue(forKey: ObjectIdentifier(object)) else { return false }
+        guard let index = indexByObject.removeValue(for: ObjectIdentifier(object)) else { return false }
         if lastInserted == ObjectIdentifier(object) { lastInserted = nil }
         objects[index] = nil
         count -= 1
@@ -486,7 +480,8 @@ struct OrderedObjectSet: Sequence {
         // Mapped, not assigned: assigning `[NSManagedObject]` to `[NSManagedObject?]` casts each element at run
         // time (about 1,300 instructions an object).
         objects = live.map(Optional.some)
-        indexByObject = Dictionary(uniqueKeysWithValues: live.enumerated().map { (ObjectIdentifier($1), $0) })
+        indexByObject.removeAll()
+        for (index, object) in live.enumerated() { indexByObject.insert(ObjectIdentifier(object), index) }
     }
 
     /// Iterates the members in order, over the set as it was when iteration began (a copy: the set may change
