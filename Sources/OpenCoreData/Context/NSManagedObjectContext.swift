@@ -480,7 +480,7 @@ struct OrderedObjectSet: Sequence {
         // Mapped, not assigned: assigning `[NSManagedObject]` to `[NSManagedObject?]` casts each element at run
         // time (about 1,300 instructions an object).
         objects = live.map(Optional.some)
-        indexByObject.removeAll()
+        indexByObject = ObjectIndexTable(minimumCapacity: live.count)
         for (index, object) in live.enumerated() { indexByObject.insert(ObjectIdentifier(object), index) }
     }
 

@@ -27,6 +27,15 @@ struct ObjectIndexTable {
 
     var isEmpty: Bool { count == 0 }
 
+    init() {}
+
+    /// An empty table that holds `minimumCapacity` entries without growing.
+    init(minimumCapacity: Int) {
+        while (1 << bits) < minimumCapacity * 2 { bits += 1 }
+        if minimumCapacity > 0 { bits = Swift.max(bits, 4) }
+        slots = Array(repeating: Slot(key: 0, value: 0), count: bits == 0 ? 0 : 1 << bits)
+    }
+
     /// The value of `key`, or nil.
     subscript(key: ObjectIdentifier) -> Int? {
         guard count > 0 else { return nil }
@@ -101,12 +110,19 @@ struct ObjectIndexTable {
     private mutating func grow() {
         let old = slots
         bits = Swift.max(4, bits + 1)
-        slots = Array(repeating: Slot(key: 0, value: 0), count: 1 << bits)
-        let mask = slots.count - 1
-        for slot in old where slot.key != 0 {
-            var index = home(of: slot.key)
-            while slots[index].key != 0 { index = (index + 1) & mask }
-            slots[index] = slot
+        let table = self
+        // One pass over the new buffer without per-slot bounds and uniqueness checks (growing to 100,000 entries
+        // inserts about 200,000 again).
+        let size = 1 << bits
+        slots = Array(unsafeUninitializedCapacity: size) { buffer, initialized in
+            let mask = size - 1
+            buffer.baseAddress!.initialize(repeating: Slot(key: 0, value: 0), count: size)
+            for slot in old where slot.key != 0 {
+                var index = table.home(of: slot.key)
+                while buffer[index].key != 0 { index = (index + 1) & mask }
+                buffer[index] = slot
+            }
+            initialized = size
         }
     }
 }

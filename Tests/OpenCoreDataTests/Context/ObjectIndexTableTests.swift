@@ -38,9 +38,10 @@ struct ObjectIndexTableTests {
         #expect(table.isEmpty && table[ObjectIdentifier(objects[0])] == nil)
     }
 
-    @Test func aFullRunEmptiesAndRefills() {
+    @Test(arguments: [0, 1_000])
+    func aFullRunEmptiesAndRefills(minimumCapacity: Int) {
         let objects = (0..<1_000).map { _ in NSObject() }
-        var table = ObjectIndexTable()
+        var table = ObjectIndexTable(minimumCapacity: minimumCapacity)
         for (index, object) in objects.enumerated() {
             let added = table.insert(ObjectIdentifier(object), index)
             #expect(added)
