@@ -102,7 +102,9 @@ struct ObjectIndexTable {
     private static func address(_ key: ObjectIdentifier) -> UInt { UInt(bitPattern: Int(bitPattern: key)) }
 
     /// The slot a key's probe starts at: the top `bits` bits of the address times 2⁶⁴/φ.
-    private func home(of address: UInt) -> Int {
+    private func home(of address: UInt) -> Int { Self.home(of: address, bits: bits) }
+
+    private static func home(of address: UInt, bits: Int) -> Int {
         Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> UInt(UInt.bitWidth - bits))
     }
 
@@ -110,15 +112,14 @@ struct ObjectIndexTable {
     private mutating func grow() {
         let old = slots
         bits = Swift.max(4, bits + 1)
-        let table = self
         // One pass over the new buffer without per-slot bounds and uniqueness checks (growing to 100,000 entries
         // inserts about 200,000 again).
-        let size = 1 << bits
+        let (bits, size) = (bits, 1 << bits)
         slots = Array(unsafeUninitializedCapacity: size) { buffer, initialized in
             let mask = size - 1
             buffer.baseAddress!.initialize(repeating: Slot(key: 0, value: 0), count: size)
             for slot in old where slot.key != 0 {
-                var index = table.home(of: slot.key)
+                var index = Self.home(of: slot.key, bits: bits)
                 while buffer[index].key != 0 { index = (index + 1) & mask }
                 buffer[index] = slot
             }
