@@ -48,10 +48,12 @@ extension SQLiteStore: FetchingStore {
             guard try statement.step() else { return StoreFetchResult() }
             return StoreFetchResult(objectIDs: [], snapshots: nil, count: Int(statement.int64(at: 0)))
         }
-        orderTerms.append("t0.Z_PK")
         var sql = "SELECT \(selectList(table)) FROM \(compiler.fromClause)"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        sql += " ORDER BY " + orderTerms.joined(separator: ", ")
+        // Sorted rows break ties by primary key, so equal keys come back in the same order every time (a sort in
+        // memory keeps the order it is given). Unsorted rows come in whatever order SQLite reads them, as in Apple's
+        // SQL: a range on an indexed attribute is read in index order, with no sort step.
+        if !orderTerms.isEmpty || memorySort { sql += " ORDER BY " + (orderTerms + ["t0.Z_PK"]).joined(separator: ", ") }
         var arguments = compiler.arguments
         let limitInSQL = memoryPredicate == nil && !memorySort
         if limitInSQL && (request.fetchLimit > 0 || request.fetchOffset > 0) {
