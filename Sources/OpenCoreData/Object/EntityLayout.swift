@@ -39,6 +39,8 @@ final class EntityLayout: @unchecked Sendable {
     let faultToManyValues: [NSManagedObject.ToManyValue]
     /// Whether some attribute is transient (its value is the object's, not the row's).
     let hasTransientAttributes: Bool
+    /// Whether this is the layout of key path probes (``KeyPathRecorder/probeEntity``), which no other object shares.
+    let isKeyPathProbe: Bool
     /// The attributes and relationships in the entity's property order, with their slots: what a save validates.
     /// `rules` says what `NSManagedObject`'s own `validateValue(_:forKey:)` can reject.
     let validatedProperties: [(name: String, slot: Slot, rules: ValidationRuleKind)]
@@ -56,6 +58,7 @@ final class EntityLayout: @unchecked Sendable {
 
     init(entity: NSEntityDescription) {
         self.entity = entity
+        isKeyPathProbe = entity === KeyPathRecorder.probeEntity
         var slots: [String: Slot] = [:]
         var attributes: [NSAttributeDescription] = []
         var toOne: [NSRelationshipDescription] = []

@@ -10,9 +10,6 @@ enum KeyPathRecorder {
     }
 
     @TaskLocal static var recording: Recording?
-    @TaskLocal static var creatingProbe = false
-
-    static var isCreatingProbe: Bool { creatingProbe }
 
     private static let cache = KeyPathNameCache()
 
@@ -35,13 +32,11 @@ enum KeyPathRecorder {
 
     /// A storage-less instance of `objectClass` whose accessors record keys.
     static func makeProbe(of objectClass: NSManagedObject.Type) -> NSManagedObject {
-        $creatingProbe.withValue(true) {
-            objectClass.init(entity: probeEntity, insertInto: nil)
-        }
+        objectClass.init(entity: probeEntity, insertInto: nil)
     }
 
-    /// The entity of probes: no properties, in no model.
-    private static let probeEntity: NSEntityDescription = {
+    /// The entity of probes, and only of probes: no properties, in no model.
+    static let probeEntity: NSEntityDescription = {
         let entity = NSEntityDescription()
         entity.name = "_OpenCoreDataKeyPathProbe"
         return entity

@@ -125,14 +125,16 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
         precondition(!entity.isAbstract || context == nil || ManagedObjectFactory.isMaterializing,
                      "Cannot create an object of the abstract entity '\(entity.name ?? "?")'.")
         layout = entity.layout
-        let materializing = ManagedObjectFactory.pendingObjectID
+        // A probe is known by its entity's layout (a task-local flag cost about 100 instructions an object); it is
+        // never the object a context is materializing, even when a subclass's initializer names a key path during one.
+        isKeyPathProbe = layout.isKeyPathProbe
+        let materializing = isKeyPathProbe ? nil : ManagedObjectFactory.pendingObjectID
         _objectID = materializing ?? NSManagedObjectID.temporary(for: entity)
         attributeValues = layout.defaultAttributes
         toOneValues = layout.faultToOneValues
         // A fault's to-many relationships are faults too (its values arrive with `apply(_:)`).
         toManyValues = materializing != nil ? layout.faultToManyValues
             : layout.toManyRelationships.map { RelationshipMembersFactory.empty($0) }
-        isKeyPathProbe = KeyPathRecorder.isCreatingProbe
         super.init()
         if materializing != nil {
             // Created by a context for an existing object: it starts as a fault, awaiting its values.
