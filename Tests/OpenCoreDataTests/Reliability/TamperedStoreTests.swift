@@ -157,6 +157,27 @@ import Testing
         }
     }
 
+    // MARK: Rows of no entity of their table
+
+    /// A row whose `Z_ENT` names no entity stored in its table (NULL, as a damaged page reads, an unknown number, or an
+    /// entity of another table) fails the fetch with `NSFileReadCorruptFileError`: skipping it would lose it silently.
+    @Test(arguments: ["NULL", "999", "(SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Item')"])
+    func aRowOfNoEntityOfItsTableFailsTheFetch(_ entityNumber: String) throws {
+        let url = try Self.makeStore()
+        try RawSQLite.execute(url.path, "UPDATE ZBOOK SET Z_ENT = \(entityNumber) WHERE Z_PK = (SELECT MAX(Z_PK) FROM ZBOOK)")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BatchModel.shared)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let error = #expect(throws: NSError.self, "Z_ENT = \(entityNumber)") {
+            try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Book"))
+        }
+        #expect(error?.domain == NSCocoaErrorDomain && error?.code == NSFileReadCorruptFileError, "\(String(describing: error))")
+        let description = error?.localizedDescription ?? ""
+        #expect(description.contains("of ZBOOK has entity number"), "\(description)")
+        #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")) == 5, "the intact table still reads")
+    }
+
     // MARK: Z_PRIMARYKEY
 
     /// Without its `Z_PRIMARYKEY` rows (or table) a store must never hand out a primary key that is already used:

@@ -21,7 +21,13 @@ extension SQLiteStore {
         let primaryKey = statement.int64(at: offset)
         let entityNumber = Int(statement.int64(at: offset + 1))
         if entityNumber != entities.number || entities.table !== table {
-            guard let entity = schema.entity(number: entityNumber), entity.rootEntity === table.root else { return nil }
+            guard let entity = schema.entity(number: entityNumber), entity.rootEntity === table.root else {
+                // Every row of a table is of an entity stored there: any other Z_ENT (a damaged page reads as NULL
+                // columns) is corruption, reported rather than skipped (skipping loses the row without a word).
+                throw CoreDataError.make(NSFileReadCorruptFileError,
+                                         "The store at \(path) is corrupt: row \(primaryKey) of \(table.name) has entity number \(statement.isNull(at: offset + 1) ? "NULL" : String(entityNumber)), not one of the entities stored in that table",
+                                         userInfo: [NSFilePathErrorKey: path])
+            }
             let layout = entity.layout
             entities = RowEntityCache(number: entityNumber, table: table, entity: entity, mapping: schema.mapping(for: entity), layout: layout,
                                       rowsAreReusable: !layout.attributes.contains { $0 is NSDerivedAttributeDescription },
