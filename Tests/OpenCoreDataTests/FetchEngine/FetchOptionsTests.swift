@@ -53,10 +53,11 @@ struct FetchOptionsTests {
             store.connection.sqlDebugLevel = 1
         }
 
-        /// The SELECT statements run since the last call.
+        /// The SELECT statements that read rows, run since the last call (not the `MAX(Z_PK)` that sizes up a
+        /// table before a prefetch chooses how to read it).
         func selects() -> [String] {
             defer { log.removeAll() }
-            return log.messages.filter { $0.hasPrefix("sql: SELECT") }
+            return log.messages.filter { $0.hasPrefix("sql: SELECT") && !$0.hasPrefix("sql: SELECT MAX(Z_PK)") }
         }
     }
 

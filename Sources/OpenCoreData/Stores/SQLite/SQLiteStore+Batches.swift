@@ -37,10 +37,17 @@ extension SQLiteStore {
         let destinationTable = schema.table(for: destination)
         let filter = SQLiteFetchCompiler.entityFilter(schema: schema, entity: destination, alias: "d").map { " AND " + $0 } ?? ""
         let sourceSQL: (String) -> String
+        var scanSQL: String?
         switch schema.mapping(for: first.entity).toManyStorage[slot] {
         case .inverseColumn(_, _, let column, let orderColumn):
             sourceSQL = { keys in
                 "SELECT \(self.selectList(destinationTable, alias: "d")), d.\(column) FROM \(destinationTable.name) d WHERE d.\(column) IN (\(keys))\(filter) ORDER BY d.\(column), \(orderColumn.map { "d.\($0), " } ?? "")d.Z_PK"
+            }
+            if orderColumn == nil, try readsMostRows(of: schema.table(for: first.entity), keyCount: objectIDs.count) {
+                // One pass over the destination table in row order, as a plain SELECT would make: for most of the
+                // sources' rows it costs less than an index look-up and a table seek per member, and each source's
+                // members still come in primary-key order.
+                scanSQL = "SELECT \(selectList(destinationTable, alias: "d")), d.\(column) FROM \(destinationTable.name) d NOT INDEXED WHERE d.\(column) IS NOT NULL\(filter)"
             }
         case .joinTable(let join, let sourceColumn, let destinationColumn, let orderColumn):
             sourceSQL = { keys in
@@ -53,7 +60,7 @@ extension SQLiteStore {
         case .notStored:
             return objectIDs.map { _ in [] }
         }
-        // Each source's position by primary key (rows come ordered by source, so one look-up per source's run).
+        // Each source's position by primary key (rows come grouped by source, so one look-up per source's run).
         var positionsByKey: [Int64: [Int]] = [:]
         for (position, objectID) in objectIDs.enumerated() {
             if let key = objectID.primaryKey { positionsByKey[key, default: []].append(position) }
@@ -63,21 +70,30 @@ extension SQLiteStore {
         let sourceColumnIndex = Int32(3 + destinationTable.columns.count)
         try RowCache.passingRows(through: reusableRows) { cachedRow, record in
             var entities = RowEntityCache()
-            var runKey: Int64?, runPosition = 0
+            var runKey: Int64?, runPosition: Int?
+            // A row of a source not asked for (read by a scan) is skipped before it is decoded.
+            func readMembers(_ statement: SQLiteStatement) throws {
+                while try statement.step() {
+                    let key = statement.int64(at: sourceColumnIndex)
+                    if key != runKey { (runKey, runPosition) = (key, positionsByKey[key]?.first) }
+                    guard let position = runPosition,
+                          let (member, snapshot) = try decodeRow(statement, table: destinationTable, entities: &entities, cachedRow: cachedRow, record: record)
+                    else { continue }
+                    members[position].append(PrefetchedMember(objectID: member, snapshot: snapshot))
+                }
+            }
+            if let scanSQL {
+                let statement = try readConnection.cachedStatement(scanSQL)
+                defer { statement.reset() }
+                try readMembers(statement)
+                return
+            }
             for start in stride(from: 0, to: keys.count, by: Self.keysPerStatement) {
                 let chunk = Array(keys[start..<min(start + Self.keysPerStatement, keys.count)])
                 let statement = try readConnection.cachedStatement(sourceSQL((1...chunk.count).map { "?\($0)" }.joined(separator: ", ")))
                 defer { statement.reset() }
                 try statement.bind(chunk.map { .integer($0) })
-                while try statement.step() {
-                    guard let (member, snapshot) = try decodeRow(statement, table: destinationTable, entities: &entities, cachedRow: cachedRow, record: record) else { continue }
-                    let key = statement.int64(at: sourceColumnIndex)
-                    if key != runKey {
-                        guard let position = positionsByKey[key]?.first else { continue }
-                        (runKey, runPosition) = (key, position)
-                    }
-                    members[runPosition].append(PrefetchedMember(objectID: member, snapshot: snapshot))
-                }
+                try readMembers(statement)
             }
         }
         // A source asked for twice (by two IDs of one row) gets the same members.
@@ -85,5 +101,14 @@ extension SQLiteStore {
             for position in positions.dropFirst() { members[position] = members[positions[0]] }
         }
         return members
+    }
+
+    /// Whether `keyCount` keys name at least half the rows of `table`, going by its largest primary key (an
+    /// overestimate of its row count after deletions, so the estimate errs towards reading by key).
+    private func readsMostRows(of table: SQLiteSchema.EntityTable, keyCount: Int) throws -> Bool {
+        let statement = try readConnection.cachedStatement("SELECT MAX(Z_PK) FROM \(table.name)")
+        defer { statement.reset() }
+        guard try statement.step() else { return false }
+        return Int64(keyCount) * 2 >= statement.int64(at: 0)
     }
 }
