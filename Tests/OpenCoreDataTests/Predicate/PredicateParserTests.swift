@@ -113,6 +113,23 @@ struct PredicateParserTests {
         #expect((aggregate.collection as? [NSExpression])?.count == 3)
     }
 
+    @Test func identifiersAndWhitespaceBeyondASCII() throws {
+        // Letters of any script start and continue keys; escapes spell them; digits of any script continue them.
+        #expect(try parse("café == 1").predicateFormat == "café == 1")
+        #expect(try (parse("caf\\u00e9 == 1") as? NSComparisonPredicate)?.leftExpression.keyPath == "café")
+        #expect(try (parse("_x9 == 1") as? NSComparisonPredicate)?.leftExpression.keyPath == "_x9")
+        #expect(try (parse("x\u{0663} == 1") as? NSComparisonPredicate)?.leftExpression.keyPath == "x\u{0663}")
+        #expect(parseError("9x == 1") != nil && parseError("\u{0663}x == 1") != nil, "a key starts with a letter or _")
+        // Whitespace is Unicode's: tabs, line breaks, no-break and ideographic spaces separate tokens.
+        for space in ["\t", "\n", "\r\n", "\u{0B}", "\u{0C}", "\u{A0}", "\u{3000}", "\u{2003}", "\u{85}"] {
+            #expect(try printed("a\(space)==\(space)1\(space)AND\(space)b\(space)!=\(space)2") == "a == 1 AND b != 2", "\(space.unicodeScalars.map(\.value))")
+        }
+        // Control characters that are not whitespace are not skipped.
+        for control in ["\u{1C}", "\u{1F}", "\u{00}"] {
+            #expect(parseError("a ==\(control)1") != nil, "\(control.unicodeScalars.map(\.value))")
+        }
+    }
+
     @Test func formatSpecifiers() throws {
         let p = try parse("%K == %@ AND n == %d AND f == %f AND s == %s AND c == %c AND big == %lld AND h == %hd AND pct == %%",
                           ["name", "Ben", 42, 2.5, "cstr", 65, 5_000_000_000, 70_000])
