@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import Testing
 
 @testable import OpenCoreData
@@ -17,12 +16,7 @@ struct FetchOptionsTests {
         let store: SQLiteStore
 
         init() throws {
-            let model = SQLiteFetchCompilerTests.model()
-            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-            let url = FileManager.default.temporaryDirectory.appendingPathComponent("options-\(UUID().uuidString).sqlite")
-            store = try #require(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil) as? SQLiteStore)
-            context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-            context.persistentStoreCoordinator = coordinator
+            (context, store) = try SQLiteTestStack.make(SQLiteFetchCompilerTests.model(), name: "options")
             try context.performAndWait { [context] in
                 let tags = ["red", "green", "blue"].map { name -> NSManagedObject in
                     let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
@@ -47,10 +41,7 @@ struct FetchOptionsTests {
                 context.reset()
             }
             store.persistentStoreCoordinator?.rowCache.removeAll()
-            let (logger, log) = CapturingLogHandler.logger()
-            self.log = log
-            store.connection.logger = logger
-            store.connection.sqlDebugLevel = 1
+            log = SQLiteTestStack.recordSQL(of: store, level: 1)
         }
 
         /// The SELECT statements that read rows, run since the last call (not the `MAX(Z_PK)` that sizes up a

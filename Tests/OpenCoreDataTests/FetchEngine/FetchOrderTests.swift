@@ -29,11 +29,7 @@ struct FetchOrderTests {
             entity.properties = [label, score, bucket]
             let model = NSManagedObjectModel()
             model.entities = [entity]
-            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-            let url = FileManager.default.temporaryDirectory.appendingPathComponent("order-\(UUID().uuidString).sqlite")
-            store = try #require(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil) as? SQLiteStore)
-            context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-            context.persistentStoreCoordinator = coordinator
+            (context, store) = try SQLiteTestStack.make(model, name: "order")
             try context.performAndWait { [context] in
                 for index in 0..<Self.count {
                     let reading = NSEntityDescription.insertNewObject(forEntityName: "Reading", into: context)
@@ -44,10 +40,7 @@ struct FetchOrderTests {
                 try context.save()
                 context.reset()
             }
-            let (logger, log) = CapturingLogHandler.logger()
-            self.log = log
-            store.connection.logger = logger
-            store.connection.sqlDebugLevel = 3
+            log = SQLiteTestStack.recordSQL(of: store, level: 3)
         }
 
         /// The labels a fetch returns, in order, with the SELECT it ran and the plan SQLite chose for it.

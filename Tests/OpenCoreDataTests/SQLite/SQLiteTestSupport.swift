@@ -77,6 +77,27 @@ final class CapturedLog: @unchecked Sendable {  // every access to `storage` hol
     }
 }
 
+/// A private-queue context on a new SQLite store of a model, and the store's SQL debug log captured on demand: the
+/// stack of the tests that check the SQL a fetch runs.
+enum SQLiteTestStack {
+    static func make(_ model: NSManagedObjectModel, name: String) throws -> (NSManagedObjectContext, SQLiteStore) {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString).sqlite")
+        let store = try #require(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil) as? SQLiteStore)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return (context, store)
+    }
+
+    /// Records what `store` logs at SQL debug `level` from now on.
+    static func recordSQL(of store: SQLiteStore, level: Int) -> CapturedLog {
+        let (logger, log) = CapturingLogHandler.logger()
+        store.connection.logger = logger
+        store.connection.sqlDebugLevel = level
+        return log
+    }
+}
+
 /// A swift-log handler that records messages, for asserting what the SQL debug log says.
 struct CapturingLogHandler: LogHandler {
     let log: CapturedLog
