@@ -152,6 +152,39 @@ final class OpenCoreDataStack {
         }
     }
 
+    /// The prefetching traversal in phases, each timed (`--profile traversephases`), then a fetch of the same children
+    /// realized without touching their relationship: what the object graph costs per row before relationships.
+    func traversePhases() throws -> [String: Double] {
+        try context.performAndWait {
+            var phases: [String: Double] = [:]
+            let request = NSFetchRequest<Parent>(entityName: "Parent")
+            var parents: [Parent] = []
+            phases["fetch parents"] = try time { parents = try context.fetch(request) }
+            context.reset()
+            request.relationshipKeyPathsForPrefetching = ["children"]
+            phases["fetch parents, prefetch children"] = try time { parents = try context.fetch(request) }
+            var total = 0.0
+            phases["read children"] = time { for parent in parents { for child in parent.children { total += child.value } } }
+            parents = []
+            phases["reset"] = time { context.reset() }
+            phases["fetch children (no relationships)"] = try time { total += try fetchChildren(resetting: false) }
+            phases["reset after it"] = time { context.reset() }
+            precondition(total > 0)
+            return phases
+        }
+    }
+
+    /// Every child realized, its value read, without its relationship (`--profile children`).
+    func fetchChildren(resetting: Bool = true) throws -> Double {
+        try context.performAndWait {
+            let request = NSFetchRequest<Child>(entityName: "Child")
+            request.returnsObjectsAsFaults = false
+            let total = try context.fetch(request).reduce(0) { $0 + $1.value }
+            if resetting { context.reset() }
+            return total
+        }
+    }
+
     func traverse(prefetching: Bool) throws -> Double {
         try context.performAndWait {
             let request = NSFetchRequest<Parent>(entityName: "Parent")

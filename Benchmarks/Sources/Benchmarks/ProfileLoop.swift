@@ -81,6 +81,21 @@ enum ProfileLoop {
         case "prefetch", "traverse":
             try stack.insertFamilies(parents: parents, children: rows.count)
             for _ in 0..<repetitions { seconds.append(try time { _ = try stack.traverse(prefetching: workload == "prefetch") }) }
+        case "bigfamily":   // n children added to one parent in one event (inverse maintenance of a large to-many)
+            for _ in 0..<repetitions { seconds.append(try time { try stack.insertFamilies(parents: 1, children: rows.count) }) }
+        case "children":   // the traversal's children fetched realized, without their relationship
+            try stack.insertFamilies(parents: parents, children: rows.count)
+            for _ in 0..<repetitions { seconds.append(try time { _ = try stack.fetchChildren() }) }
+        case "traversephases":   // the prefetching traversal's phases timed apart, and the plain fetch of its children
+            try stack.insertFamilies(parents: parents, children: rows.count)
+            var phases: [String: [Double]] = [:]
+            for _ in 0..<repetitions {
+                for (phase, seconds) in try stack.traversePhases() { phases[phase, default: []].append(seconds) }
+                seconds.append(["fetch parents, prefetch children", "read children", "reset"].reduce(0) { $0 + phases[$1]!.last! })
+            }
+            for phase in ["fetch parents", "fetch parents, prefetch children", "read children", "reset", "fetch children (no relationships)", "reset after it"] {
+                print("\(phase): median \(median(phases[phase] ?? [])) s")
+            }
         case "coldtraverse":   // the faulting traversal with an empty row cache: a new coordinator each run
             try stack.insertFamilies(parents: parents, children: rows.count)
             for _ in 0..<repetitions {
