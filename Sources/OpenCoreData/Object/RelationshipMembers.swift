@@ -9,7 +9,8 @@ struct RelationshipMembers {
     private(set) var order: [NSManagedObject]
     /// The Swift set a `@Managed` property last returned for these members (a `Set<Mood>`), kept until they change: a
     /// property read again (`country.moods.count`) then takes no pass over the members, as reading Apple's bridged
-    /// `NSSet` takes none.
+    /// `NSSet` takes none. For an unordered relationship it shares `memberSet`'s storage, so a change lets go of it
+    /// before changing the set (else the set would be copied).
     var propertySet: Any?
 
     init(ordered: Bool, members: [NSManagedObject] = []) {
@@ -33,8 +34,9 @@ struct RelationshipMembers {
     /// Adds `object` at the end (or `index`); returns whether it was added.
     @discardableResult
     mutating func insert(_ object: NSManagedObject, at index: Int? = nil) -> Bool {
-        guard memberSet.insert(object).inserted else { return false }
+        guard !memberSet.contains(object) else { return false }
         propertySet = nil
+        memberSet.insert(object)
         if isOrdered {
             if let index, index >= 0, index <= order.count { order.insert(object, at: index) } else { order.append(object) }
         }
@@ -44,8 +46,9 @@ struct RelationshipMembers {
     /// Removes `object`; returns whether it was a member.
     @discardableResult
     mutating func remove(_ object: NSManagedObject) -> Bool {
-        guard memberSet.remove(object) != nil else { return false }
+        guard memberSet.contains(object) else { return false }
         propertySet = nil
+        memberSet.remove(object)
         if isOrdered, let index = order.firstIndex(where: { $0 === object }) { order.remove(at: index) }
         return true
     }

@@ -44,6 +44,37 @@ struct ToManyPropertyReadTests {
         }
     }
 
+    // An unordered relationship's typed set shares the relationship's own table (no member is hashed again), and
+    // stays a value: changing either side afterwards leaves the other as it was.
+    @Test func aTypedSetSharesTheRelationshipsTableAndStaysAValue() throws {
+        let stack = try MoodyStack()
+        let context = stack.context
+        context.performAndWait {
+            let france = Country(context: context)
+            let moods = (0..<50).map { _ in Mood(context: context) }
+            for mood in moods { mood.country = france }
+            let read = france.moods
+            guard case .toMany(let slot, _)? = france.layout.slots["moods"], case .members(let members) = france.toManyValues[slot] else {
+                Issue.record("the relationship is not realized")
+                return
+            }
+            #expect(unsafeBitCast(read, to: UnsafeRawPointer.self) == unsafeBitCast(members.memberSet, to: UnsafeRawPointer.self))
+            #expect(moods.allSatisfy { read.contains($0) } && read.count == 50)
+            #expect(!read.contains(Mood(context: context)))
+
+            let added = Mood(context: context)
+            france.addToMoods(added)
+            #expect(read.count == 50 && !read.contains(added), "the relationship's change leaves the earlier read as it was")
+            #expect(france.moods.count == 51 && france.moods.contains(added))
+
+            var changed = france.moods
+            changed.remove(moods[0])
+            changed.insert(Mood(context: context))
+            #expect(france.moods.contains(moods[0]) && france.moods.count == 51, "changing the read leaves the relationship as it was")
+            #expect(changed.count == 51 && !changed.contains(moods[0]))
+        }
+    }
+
     // The typed set is made from the relationship's members in one step for an unordered relationship (its own set,
     // cast) and member by member for an ordered one; a member of another class makes either give up (the getter then
     // takes the general path, which reports the mismatch).
