@@ -29,6 +29,8 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // Memory hints Swift cannot spell (a prefetch), as inline C.
+        .target(name: "CMemoryHints"),
         // Implementation of the @Managed macro (the replacement for @NSManaged).
         .macro(
             name: "OpenCoreDataMacros",
@@ -40,7 +42,7 @@ let package = Package(
         // The library: `import OpenCoreData` where Apple platforms `import CoreData`.
         .target(
             name: "OpenCoreData",
-            dependencies: ["CSQLite", "CZlib", "OpenCoreDataMacros", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CSQLite", "CZlib", "CMemoryHints", "OpenCoreDataMacros", .product(name: "Logging", package: "swift-log")]
         ),
         // The Skopelos data access layer (read / write over a main context and write contexts), on the public API.
         .target(name: "Skopelos", dependencies: ["OpenCoreData"]),

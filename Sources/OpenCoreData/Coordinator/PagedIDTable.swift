@@ -1,3 +1,5 @@
+import CMemoryHints
+
 /// A table by object ID that keeps the values of one store's primary-key IDs in pages indexed by primary key and
 /// every other value by its ID: the row cache's rows of one inheritance hierarchy (``RowTable``) and a context's
 /// registered objects (``ObjectRegistry``).
@@ -238,6 +240,15 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
             return body(&pages[position.page][position.slot]!)
         }
 
+        /// Runs `body` on the address of the slot at `position` (nil when its page is not made), read as raw
+        /// memory: nothing it holds is retained.
+        mutating func withSlotAddress(at position: Position, _ body: (UnsafeRawPointer) -> Void) {
+            guard position.page < pages.count, !pages[position.page].isEmpty else { return }
+            pages[position.page].withUnsafeMutableBufferPointer { slots in
+                body(UnsafeRawPointer(slots.baseAddress! + position.slot))
+            }
+        }
+
         mutating func removeValue(at position: Position) -> Value? {
             guard position.page < pages.count, !pages[position.page].isEmpty, pages[position.page][position.slot] != nil else { return nil }
             count -= 1
@@ -270,6 +281,37 @@ protocol IdentifiedByObjectID {
 
 /// The row cache's rows of one inheritance hierarchy.
 typealias RowTable = PagedIDTable<RowCache.Entry>
+
+extension PagedIDTable where Value == RowCache.Entry {
+    /// Asks the processor for the ID and the attribute values of the row of `primaryKey`, if cached, ahead of its
+    /// look-up: a fetch that reads a table in key order hands out each cached row's ID and values, which were made
+    /// long before and have left the caches (each retain of one waited for memory). Reads the slot as raw memory, so
+    /// that nothing is retained (a retain would wait for the very miss this hides).
+    mutating func prefetch(store: String, primaryKey: Int64) {
+        guard let (objectID, values) = referencedAddresses(store: store, primaryKey: primaryKey) else { return }
+        ocd_prefetch(objectID)
+        // The array's header and its first values (a value is 24 bytes: six fill the first three lines).
+        ocd_prefetch(values)
+        ocd_prefetch(values + 64)
+        ocd_prefetch(values + 128)
+    }
+
+    /// The addresses of the ID and of the attribute values' array storage of the cached row of `primaryKey`, read
+    /// from its slot as raw memory; nil when the row is not cached. Mutating only so that it works on the table in
+    /// place (a copy of the table retains its pages).
+    mutating func referencedAddresses(store: String, primaryKey: Int64) -> (objectID: UnsafeRawPointer, values: UnsafeRawPointer)? {
+        guard store == pagedStore, let position = Pages.position(of: primaryKey) else { return nil }
+        var addresses: (UnsafeRawPointer, UnsafeRawPointer)?
+        primaryKeyPages.withSlotAddress(at: position) { slot in
+            // An empty slot (nil) has a null reference where an entry keeps its ID.
+            guard let objectID = UnsafeRawPointer(bitPattern: slot.load(fromByteOffset: RowCache.Entry.objectIDOffset, as: UInt.self)),
+                  let values = UnsafeRawPointer(bitPattern: slot.load(fromByteOffset: RowCache.Entry.attributesOffset, as: UInt.self))
+            else { return }
+            addresses = (objectID, values)
+        }
+        return addresses
+    }
+}
 
 extension RowCache.Entry: IdentifiedByObjectID {
     var tableObjectID: NSManagedObjectID { objectID }

@@ -11,6 +11,11 @@ final class RowCache: Sendable {
         var snapshot: ObjectSnapshot
         var fetched: ReadTime
         var generation: UInt64
+
+        /// Where an entry keeps its ID and its attribute values' array (each one reference), for
+        /// ``PagedIDTable/prefetch(store:primaryKey:)``; an empty table slot (nil) has a null ID there.
+        static let objectIDOffset = MemoryLayout<Entry>.offset(of: \Entry.objectID)!
+        static let attributesOffset = MemoryLayout<Entry>.offset(of: \Entry.snapshot.attributes)!
     }
 
     /// When a row was read: nanoseconds on the continuous clock since the cache's reference instant.
@@ -154,6 +159,9 @@ final class RowCache: Sendable {
         static var none: Lookup { Lookup(byID: { _, _ in nil }, byKey: { _, _, _, _ in .absent }) }
     }
 
+    /// How many keys ahead of a scan in key order ``passingRows(_:)`` asks for rows.
+    static let prefetchDistance: Int64 = 8
+
     /// ``passingRows(_:)`` of `cache`; without a cache, no row is found and none recorded.
     static func passingRows<R>(through cache: RowCache?, _ body: (_ cachedRow: Lookup, _ record: (NSManagedObjectID, ObjectSnapshot) -> Void) throws -> R) rethrows -> R {
         guard let cache else { return try body(.none, { _, _ in }) }
@@ -189,6 +197,9 @@ final class RowCache: Sendable {
             }
             func byKey(_ rowHierarchy: ObjectIdentifier, _ store: String, _ primaryKey: Int64, _ version: Int64) -> Lookup.KeyResult {
                 switchTo(rowHierarchy)
+                // Rows read in key order (a table scan): ask for the row a few keys ahead.
+                if primaryKey == current.lastKey &+ 1 { current.rows.prefetch(store: store, primaryKey: primaryKey &+ Self.prefetchDistance) }
+                current.lastKey = primaryKey
                 if let found = current.rows.withEntry(store: store, primaryKey: primaryKey, { markRead(&$0, version: version) }) {
                     return .found(found.0, found.1)
                 }
@@ -212,6 +223,8 @@ final class RowCache: Sendable {
     private final class CurrentRows {
         @exclusivity(unchecked) var hierarchy: ObjectIdentifier?
         @exclusivity(unchecked) var rows = RowTable()
+        /// The primary key `byKey` looked up last (a scan in key order asks for rows ahead).
+        @exclusivity(unchecked) var lastKey: Int64 = -2
     }
 
     /// Keeps a row read from a store in its cache slot: a newer cached row stays; one of the same version is

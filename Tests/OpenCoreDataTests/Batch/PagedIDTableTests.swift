@@ -30,6 +30,31 @@ import Testing
         return name
     }
 
+    // A scan's prefetch reads a cached row's ID and values as raw memory at the entry's offsets: they must be the
+    // addresses of that row's ID and of its values' storage, and nothing for a slot or page without a row.
+    @Test func theRawAddressesOfARowAreItsIDAndItsValues() throws {
+        let (first, _) = stores
+        let objectID = NSManagedObjectID(entity: item, key: .primaryKey(40), store: first)
+        var table = RowTable()
+        table[objectID] = entry(objectID, "forty")
+        let store = objectID.storeIdentifier
+        let found = table.referencedAddresses(store: store, primaryKey: 40)
+        let addresses = try #require(found)
+        #expect(addresses.objectID == UnsafeRawPointer(Unmanaged.passUnretained(objectID).toOpaque()))
+        let values = try #require(table[objectID]?.snapshot.attributes)
+        #expect(MemoryLayout<[StoredValue]>.size == MemoryLayout<UnsafeRawPointer>.size, "an array is one reference")
+        #expect(addresses.values == unsafeBitCast(values, to: UnsafeRawPointer.self))
+        let emptySlot = table.referencedAddresses(store: store, primaryKey: 41)
+        let pageNotMade = table.referencedAddresses(store: store, primaryKey: 4_000)
+        let otherStore = table.referencedAddresses(store: "another store", primaryKey: 40)
+        #expect(emptySlot == nil, "an empty slot of a made page")
+        #expect(pageNotMade == nil, "a page not made")
+        #expect(otherStore == nil)
+        table.prefetch(store: store, primaryKey: 41)   // a hint about nothing: no effect, no fault
+        table.prefetch(store: store, primaryKey: 40)
+        #expect(name(table[objectID]) == "forty")
+    }
+
     @Test func everyKindOfIDFindsItsRow() {
         let (first, second) = stores
         let paged = NSManagedObjectID(entity: item, key: .primaryKey(5), store: first)
