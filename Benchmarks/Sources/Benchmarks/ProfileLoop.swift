@@ -10,13 +10,13 @@ enum ProfileLoop {
         switch workload {
         case "insert":
             for _ in 0..<repetitions {
-                seconds.append(try time { try stack.insert(rows) })
+                seconds.append(try measured { try stack.insert(rows) })
                 try stack.batchDelete()
             }
         case "fetch", "faults", "range", "edit", "batchupdate":
             try stack.insert(rows)
             for _ in 0..<repetitions {
-                seconds.append(try time {
+                seconds.append(try measured {
                     switch workload {
                     case "fetch": _ = try stack.fetchAll(asFaults: false)
                     case "faults": _ = try stack.fetchAll(asFaults: true)
@@ -31,7 +31,7 @@ enum ProfileLoop {
             var second: [Double] = []
             for _ in 0..<repetitions {
                 try stack.editAll()
-                seconds.append(try time { try stack.batchUpdate() })
+                seconds.append(try measured { try stack.batchUpdate() })
                 second.append(try time { try stack.batchUpdate() })
             }
             print("the batch update after that one: median \(median(second)) s")
@@ -66,26 +66,26 @@ enum ProfileLoop {
             try stack.insert(rows)
             for _ in 0..<repetitions {
                 _ = try stack.fetchAll(asFaults: false)
-                seconds.append(try time { try stack.batchUpdate() })
+                seconds.append(try measured { try stack.batchUpdate() })
             }
         case "batchinsert":
             for _ in 0..<repetitions {
-                seconds.append(try time { try stack.batchInsert(rows) })
+                seconds.append(try measured { try stack.batchInsert(rows) })
                 try stack.batchDelete()
             }
         case "delete":
             for _ in 0..<repetitions {
                 try stack.insert(rows)
-                seconds.append(try time { try stack.deleteAll() })
+                seconds.append(try measured { try stack.deleteAll() })
             }
         case "prefetch", "traverse":
             try stack.insertFamilies(parents: parents, children: rows.count)
-            for _ in 0..<repetitions { seconds.append(try time { _ = try stack.traverse(prefetching: workload == "prefetch") }) }
+            for _ in 0..<repetitions { seconds.append(try measured { _ = try stack.traverse(prefetching: workload == "prefetch") }) }
         case "bigfamily":   // n children added to one parent in one event (inverse maintenance of a large to-many)
-            for _ in 0..<repetitions { seconds.append(try time { try stack.insertFamilies(parents: 1, children: rows.count) }) }
+            for _ in 0..<repetitions { seconds.append(try measured { try stack.insertFamilies(parents: 1, children: rows.count) }) }
         case "children":   // the traversal's children fetched realized, without their relationship
             try stack.insertFamilies(parents: parents, children: rows.count)
-            for _ in 0..<repetitions { seconds.append(try time { _ = try stack.fetchChildren() }) }
+            for _ in 0..<repetitions { seconds.append(try measured { _ = try stack.fetchChildren() }) }
         case "traversephases":   // the prefetching traversal's phases timed apart, and the plain fetch of its children
             try stack.insertFamilies(parents: parents, children: rows.count)
             var phases: [String: [Double]] = [:]
@@ -96,11 +96,33 @@ enum ProfileLoop {
             for phase in ["fetch parents", "fetch parents, prefetch children", "read children", "reset", "fetch children (no relationships)", "reset after it"] {
                 print("\(phase): median \(median(phases[phase] ?? [])) s")
             }
+        case "raw-insert", "raw-fetch", "raw-range", "raw-delete", "raw-traverse":   // raw SQLite's side, for instruction counts
+            let raw = RawDatabase(path: freshStorePath("raw-profile.sqlite"))
+            RawDatabase.createSchema(raw)
+            if workload == "raw-traverse" { raw.insertFamilies(parents: parents, children: rows.count) }
+            for _ in 0..<repetitions {
+                switch workload {
+                case "raw-insert":
+                    seconds.append(measured { raw.insert(rows) })
+                    raw.batchDelete()
+                case "raw-fetch":
+                    if raw.items().isEmpty { raw.insert(rows) }
+                    seconds.append(measured { _ = raw.items().count })
+                case "raw-range":
+                    if raw.items().isEmpty { raw.insert(rows) }
+                    seconds.append(measured { for step in 0..<100 { _ = raw.rangeFetch(Double(step) / 100, Double(step) / 100 + 0.01).count } })
+                case "raw-delete":
+                    raw.insert(rows)
+                    seconds.append(measured { raw.deleteAll() })
+                default:
+                    seconds.append(measured { _ = raw.traverse() })
+                }
+            }
         case "coldtraverse":   // the faulting traversal with an empty row cache: a new coordinator each run
             try stack.insertFamilies(parents: parents, children: rows.count)
             for _ in 0..<repetitions {
                 let cold = try OpenCoreDataStack(path: freshStoreDirectory() + "/profile.sqlite")
-                seconds.append(try time { _ = try cold.traverse(prefetching: false) })
+                seconds.append(try measured { _ = try cold.traverse(prefetching: false) })
             }
         default:
             FileHandle.standardError.write(Data("unknown workload \(workload)\n".utf8))
@@ -108,4 +130,11 @@ enum ProfileLoop {
         }
         print("\(workload): median \(median(seconds)) s over \(repetitions) runs")
     }
+}
+
+/// A timed workload body: one function for all of them, so that `valgrind --tool=callgrind
+/// --toggle-collect='$s10Benchmarks8measured*'` counts the instructions of the workload alone.
+@inline(never)
+func measured(_ body: () throws -> Void) rethrows -> Double {
+    try time(body)
 }
