@@ -100,16 +100,15 @@ enum ProfileLoop {
             let raw = RawDatabase(path: freshStorePath("raw-profile.sqlite"))
             RawDatabase.createSchema(raw)
             if workload == "raw-traverse" { raw.insertFamilies(parents: parents, children: rows.count) }
+            if workload == "raw-fetch" || workload == "raw-range" { raw.insert(rows) }
             for _ in 0..<repetitions {
                 switch workload {
                 case "raw-insert":
                     seconds.append(measured { raw.insert(rows) })
                     raw.batchDelete()
                 case "raw-fetch":
-                    if raw.items().isEmpty { raw.insert(rows) }
                     seconds.append(measured { _ = raw.items().count })
                 case "raw-range":
-                    if raw.items().isEmpty { raw.insert(rows) }
                     seconds.append(measured { for step in 0..<100 { _ = raw.rangeFetch(Double(step) / 100, Double(step) / 100 + 0.01).count } })
                 case "raw-delete":
                     raw.insert(rows)

@@ -34,9 +34,8 @@ struct RelationshipMembers {
     /// Adds `object` at the end (or `index`); returns whether it was added.
     @discardableResult
     mutating func insert(_ object: NSManagedObject, at index: Int? = nil) -> Bool {
-        guard !memberSet.contains(object) else { return false }
-        propertySet = nil
-        memberSet.insert(object)
+        propertySet = nil   // first, as it may share the set's storage (a read makes it again cheaply)
+        guard memberSet.insert(object).inserted else { return false }
         if isOrdered {
             if let index, index >= 0, index <= order.count { order.insert(object, at: index) } else { order.append(object) }
         }
@@ -46,9 +45,8 @@ struct RelationshipMembers {
     /// Removes `object`; returns whether it was a member.
     @discardableResult
     mutating func remove(_ object: NSManagedObject) -> Bool {
-        guard memberSet.contains(object) else { return false }
-        propertySet = nil
-        memberSet.remove(object)
+        propertySet = nil   // first, as it may share the set's storage (a read makes it again cheaply)
+        guard memberSet.remove(object) != nil else { return false }
         if isOrdered, let index = order.firstIndex(where: { $0 === object }) { order.remove(at: index) }
         return true
     }
