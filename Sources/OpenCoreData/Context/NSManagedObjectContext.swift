@@ -317,6 +317,23 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// let count = try context.performAndWait { try context.count(for: request) }
     /// ```
     open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        try runAndWait(block)
+    }
+
+    /// Runs `block` on the context's queue and waits for it (inline if already on the queue): Apple's Objective-C
+    /// form (`-performBlockAndWait:`), which code also uses as a function value of type `(() -> Void) -> Void`.
+    ///
+    /// For example:
+    /// ```swift
+    /// let runInContext: (() -> Void) -> Void = context.performAndWait
+    /// runInContext { mood.rating = 3 }
+    /// ```
+    open func performAndWait(_ block: () -> Void) {
+        runAndWait(block)
+    }
+
+    /// The one implementation of both `performAndWait` forms.
+    private func runAndWait<T>(_ block: () throws -> T) rethrows -> T {
         guard let queue, !isOnQueue else { return try runEvent(block) }
         return try withoutActuallyEscaping(block) { escapable in
             let box = UncheckedSendableBox(escapable)

@@ -22,7 +22,16 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     private let queue = DispatchQueue(label: "OpenCoreData.NSPersistentStoreCoordinator")
 
     /// Creates a coordinator for `model` and makes the model immutable.
-    public init(managedObjectModel model: NSManagedObjectModel) {
+    ///
+    /// It is `required`, so a subclass can be created through its metatype (`type.init(managedObjectModel:)`), as
+    /// Objective-C initializers allow on Apple platforms; a subclass that declares its own designated initializer
+    /// writes `required init(managedObjectModel:)` too.
+    ///
+    /// For example:
+    /// ```swift
+    /// let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+    /// ```
+    public required init(managedObjectModel model: NSManagedObjectModel) {
         managedObjectModel = model
         model.freeze()
         ManagedObjectClassRegistry.noteModelInUse(model)
@@ -196,9 +205,26 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     // MARK: Locking and queues
 
-    /// Runs `block` on the coordinator's queue and waits for it.
+    /// Runs `block` on the coordinator's queue and waits for it, returning its value or rethrowing its error.
+    ///
+    /// For example:
+    /// ```swift
+    /// let count = coordinator.performAndWait { coordinator.persistentStores.count }
+    /// ```
     open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
         try withLock(block)
+    }
+
+    /// Runs `block` on the coordinator's queue and waits for it: Apple's Objective-C form
+    /// (`-performBlockAndWait:`), which code also uses as a function value of type `(() -> Void) -> Void`.
+    ///
+    /// For example:
+    /// ```swift
+    /// let run: (() -> Void) -> Void = coordinator.performAndWait
+    /// run { print(coordinator.persistentStores.count) }
+    /// ```
+    open func performAndWait(_ block: () -> Void) {
+        withLock(block)
     }
 
     /// Runs `block` asynchronously on the coordinator's queue.

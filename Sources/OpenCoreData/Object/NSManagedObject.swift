@@ -152,11 +152,14 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
 
     /// Creates an object of the entity whose class is this class, and inserts it into `context`.
     ///
+    /// It is `required`, so generic code can create `Self` (`Self(context: context)` in a protocol extension, or
+    /// `type.init(context:)` on a metatype) as it can on Apple platforms, where Objective-C initializers allow it.
+    ///
     /// For example:
     /// ```swift
     /// let mood = Mood(context: context)
     /// ```
-    public convenience init(context moc: NSManagedObjectContext) {
+    public required convenience init(context moc: NSManagedObjectContext) {
         guard let entity = moc.entity(forObjectClass: Self.self) else {
             preconditionFailure("No entity of the context's model has the managed object class '\(Self.self)'.")
         }
