@@ -35,13 +35,18 @@ extension NSManagedObject {
 
     /// The persistent properties changed since the object was last fetched or saved, with their new values.
     ///
+    /// Only an object the context tracks as changed (inserted, updated or deleted) has changed values: a value stored
+    /// with `setPrimitiveValue(_:forKey:)` alone, without `willChangeValue(forKey:)`/`didChangeValue(forKey:)`
+    /// around it, is no change (as on Apple's platforms, it is not saved either). On a changed object every persistent
+    /// property that differs from its saved value is listed, primitive sets included.
+    ///
     /// For example:
     /// ```swift
     /// mood.rating = 5
     /// mood.changedValues()   // ["rating": 5]
     /// ```
     public func changedValues() -> [String: Any] {
-        guard !_isFault else { return [:] }
+        guard !_isFault, _isInserted || _isUpdated || _isDeleted else { return [:] }
         var changes: [String: Any] = [:]
         let committed = committedSnapshot
         for (index, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
