@@ -22,7 +22,9 @@ extension NSManagedObjectContext {
             object._isUpdated = false
             object.dirtyToManySlots = []
             if let committed = object.committedSnapshot ?? cachedSnapshot(for: object.objectID) {
-                object.apply(committed)
+                // Transients have no committed values: those changed go back to what they were before the changes.
+                object.applyKeepingTransients(committed)
+                object.restoreTransientsBeforeChanges()
             } else {
                 object.turnIntoFault()
             }
@@ -76,9 +78,10 @@ extension NSManagedObjectContext {
     /// Refreshes an object's persistent values from the store, or from the coordinator's row cache while its row
     /// there is younger than `stalenessInterval` (by default any cached row is used; 0 always reads the store).
     ///
-    /// With `mergeChanges` false the object becomes a fault: its unsaved changes are discarded, and its values are
-    /// loaded on next access. With true an object with unsaved changes reloads its persistent values and puts its
-    /// changes back on top; one without changes becomes a fault.
+    /// With `mergeChanges` false the object becomes a fault: its unsaved changes and its transient values are
+    /// discarded, and its values are loaded on next access (the transients at their default values). With true an
+    /// object with unsaved changes reloads its persistent values and puts its changes, and its transient values, back
+    /// on top; one without changes becomes a fault.
     ///
     /// An inserted object that was never saved becomes a fault too with `mergeChanges` false, as on Apple's
     /// platforms; it has no row to load again, so firing it is an inaccessible fault (see
@@ -97,6 +100,7 @@ extension NSManagedObjectContext {
         if flag && object.hasChanges && !object._isFault {
             var changes = object.changedValues()
             let dirty = object.dirtyToManySlots
+            let transients = object.transientValues()
             // To-many changes go back on as additions and removals, on top of the members saved elsewhere since.
             let memberChanges = object.memberChangesSinceCommit()
             for change in memberChanges { changes[object.layout.toManyRelationships[change.slot].name] = nil }
@@ -106,6 +110,8 @@ extension NSManagedObjectContext {
             }
             for change in memberChanges { object.reapply(change, in: self) }
             object.dirtyToManySlots = dirty
+            // As Apple's: the changes, transients included, are put back after awakeFromFetch().
+            object.restoreTransients(transients)
         } else {
             object._isUpdated = false
             object.dirtyToManySlots = []

@@ -198,6 +198,7 @@ extension NSManagedObjectContext {
                 if case .members(let members) = value { object.committedToMany[index] = members.objects.map(\.objectID) }
             }
             object.dirtyToManySlots = []
+            object.transientsBeforeChanges = [:]
             object._isInserted = false
             object._isUpdated = false
         }
@@ -236,7 +237,7 @@ extension NSManagedObjectContext {
             if object.hasChanges {
                 refresh(object, mergeChanges: true)
             } else if let snapshot = try? snapshot(for: objectID) {
-                object.apply(snapshot)
+                object.applyKeepingTransients(snapshot)
                 eventChanges.refreshed.insert(object)
             }
         }
@@ -368,7 +369,7 @@ extension NSManagedObjectContext {
 
     /// Replaces an object's values with `snapshot` and forgets its changes.
     func revert(_ object: NSManagedObject, to snapshot: ObjectSnapshot) {
-        object.apply(snapshot)
+        object.applyKeepingTransients(snapshot)
         object._isUpdated = false
         object.dirtyToManySlots = []
         updatedSet.remove(object)

@@ -7,7 +7,8 @@ extension NSManagedObject {
         if _isFault, let context = _context { context.fireFault(self) }
     }
 
-    /// Puts values from a snapshot into the object (it stops being a fault).
+    /// Puts values from a snapshot into the object (it stops being a fault); its transient attributes get their
+    /// default values (``applyKeepingTransients(_:)`` keeps them).
     func apply(_ snapshot: consuming ObjectSnapshot) {
         attributeValues = snapshot.attributes
         toOneValues = snapshot.toOne.map { $0.map { .id($0) } ?? .none }
@@ -16,6 +17,7 @@ extension NSManagedObject {
         committedSnapshot = snapshot
         committedToMany = [:]
         _isFault = false
+        if layout.hasTransientAttributes { setTransientsToDefaults() }
     }
 
     /// Turns the object into a fault (its values are dropped and reloaded on next access).
@@ -26,6 +28,7 @@ extension NSManagedObject {
         toOneValues = layout.faultToOneValues
         toManyValues = layout.faultToManyValues
         transformedValues = [:]
+        transientsBeforeChanges = [:]
         dropEventOldValues()
         _isFault = true
         didTurnIntoFault()
