@@ -166,7 +166,7 @@ struct FetchPlan {
                 guard try matchesInMemory(object, inMemoryPredicate) else { continue }
             }
             if shouldRefreshRefetchedObjects, !object._isFault, !object.hasChanges, let row = snapshot.take() {
-                object.apply(row)
+                object.applyKeepingTransients(row)
                 context.eventChanges.refreshed.insert(object)
             }
             if !deduplicating || included.insert(ObjectIdentifier(object)).inserted {

@@ -111,6 +111,7 @@ extension NSManagedObjectContext {
                 if case .members(let members) = value { object.committedToMany[index] = members.objects.map(\.objectID) }
             }
             object.dirtyToManySlots = []
+            object.transientsBeforeChanges = [:]
             object._isInserted = false
             object._isUpdated = false
         }
@@ -134,13 +135,21 @@ extension NSManagedObjectContext {
         ])
     }
 
-    /// The persistent values of `object` to push: all of them for an insert, the changed ones for an update.
+    /// The values of `object` to push: all of them for an insert, the changed ones for an update — transient
+    /// attributes included (those changed since the object was fetched or saved), as Apple's child saves push every
+    /// change into the parent.
     private func pushed(_ object: NSManagedObject, isInsert: Bool) -> PushedObject {
         var push = PushedObject(objectID: object.objectID, isInsert: isInsert)
         let changed = isInsert ? nil : Set(object.changedValues().keys)
         let layout = object.layout
         for attribute in layout.attributes where !attribute.isTransient && (changed?.contains(attribute.name) ?? true) {
             push.attributes[attribute.name] = object.primitiveValue(forKey: attribute.name) ?? NSNull()
+        }
+        if layout.hasTransientAttributes {
+            let changedTransients = object.changedTransientSlots
+            for (slot, attribute) in layout.attributes.enumerated() where attribute.isTransient && (isInsert || changedTransients.contains(slot)) {
+                push.attributes[attribute.name] = object.primitiveValue(forKey: attribute.name) ?? NSNull()
+            }
         }
         for (index, relationship) in layout.toOneRelationships.enumerated() where !relationship.isTransient && (changed?.contains(relationship.name) ?? true) {
             push.toOne[relationship.name] = object.toOneID(at: index)

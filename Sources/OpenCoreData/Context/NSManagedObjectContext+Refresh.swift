@@ -22,7 +22,9 @@ extension NSManagedObjectContext {
             object._isUpdated = false
             object.dirtyToManySlots = []
             if let committed = object.committedSnapshot ?? cachedSnapshot(for: object.objectID) {
-                object.apply(committed)
+                // Transients have no committed values: those changed go back to what they were before the changes.
+                object.applyKeepingTransients(committed)
+                object.restoreTransientsBeforeChanges()
             } else {
                 object.turnIntoFault()
             }
@@ -34,6 +36,7 @@ extension NSManagedObjectContext {
         updatedSet.removeAll()
         deletedSet.removeAll()
         unpropagatedDeletes.removeAll()
+        faultedInsertions.removeAll()
         undoManager?.removeAllActions()
         postObjectsDidChange()
     }
@@ -66,26 +69,38 @@ extension NSManagedObjectContext {
         updatedSet.removeAll()
         deletedSet.removeAll()
         unpropagatedDeletes.removeAll()
+        faultedInsertions.removeAll()
         eventChanges = EventChanges()
         pendingChanges.removeAll()
         undoManager?.removeAllActions()
     }
 
-    /// Refreshes an object: with `mergeChanges` false it becomes a fault (unsaved changes are discarded) and
-    /// reloads its values on next access; with true its values are reloaded from the store and its unsaved
-    /// changes re-applied on top.
+    /// Refreshes an object's persistent values from the store, or from the coordinator's row cache while its row
+    /// there is younger than `stalenessInterval` (by default any cached row is used; 0 always reads the store).
+    ///
+    /// With `mergeChanges` false the object becomes a fault: its unsaved changes and its transient values are
+    /// discarded, and its values are loaded on next access (the transients at their default values). With true an
+    /// object with unsaved changes reloads its persistent values and puts its changes, and its transient values, back
+    /// on top; one without changes becomes a fault.
+    ///
+    /// An inserted object that was never saved becomes a fault too with `mergeChanges` false, as on Apple's
+    /// platforms; it has no row to load again, so firing it is an inaccessible fault (see
+    /// `shouldDeleteInaccessibleFaults`: by default it becomes an empty object marked deleted, which the next save
+    /// leaves out). With true it keeps its values.
     ///
     /// For example:
     /// ```swift
     /// context.refresh(mood, mergeChanges: false)   // drops changes, frees memory
+    /// context.stalenessInterval = 0
+    /// context.refresh(mood, mergeChanges: true)    // reads the store's row, keeps the unsaved changes on top
     /// ```
     public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         checkConfinement()
-        guard object._context === self, !object._isInserted else { return }
-        if let coordinator = persistentStoreCoordinator { coordinator.rowCache.remove([object.objectID]) }
+        guard object._context === self, !(object._isInserted && flag) else { return }
         if flag && object.hasChanges && !object._isFault {
             var changes = object.changedValues()
             let dirty = object.dirtyToManySlots
+            let transients = object.transientValues()
             // To-many changes go back on as additions and removals, on top of the members saved elsewhere since.
             let memberChanges = object.memberChangesSinceCommit()
             for change in memberChanges { changes[object.layout.toManyRelationships[change.slot].name] = nil }
@@ -95,15 +110,27 @@ extension NSManagedObjectContext {
             }
             for change in memberChanges { object.reapply(change, in: self) }
             object.dirtyToManySlots = dirty
+            // As Apple's: the changes, transients included, are put back after awakeFromFetch().
+            object.restoreTransients(transients)
         } else {
             object._isUpdated = false
             object.dirtyToManySlots = []
             updatedSet.remove(object)
             object.turnIntoFault()
+            if object._isInserted { faultedInsertions.append(object) }
             releaseIfUnchanged(object)
         }
         eventChanges.refreshed.insert(object)
         object.awake(fromSnapshotEvents: .refresh)
+    }
+
+    /// Resolves the inserted objects `refresh(_:mergeChanges: false)` turned into faults (before a save validates
+    /// them): they have no row, so each is an inaccessible fault.
+    func fireFaultedInsertions() {
+        guard !faultedInsertions.isEmpty else { return }
+        let objects = faultedInsertions
+        faultedInsertions.removeAll()
+        for object in objects where object._isFault && object._isInserted && object._context === self { fireFault(object) }
     }
 
     /// Refreshes every registered object, keeping unsaved changes.

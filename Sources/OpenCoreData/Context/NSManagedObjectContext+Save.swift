@@ -18,6 +18,7 @@ extension NSManagedObjectContext {
         propagateDeletes()
         processPendingChangesInternal()
         guard hasChanges else { return }
+        fireFaultedInsertions()
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         // The changed objects as they are now (the array holds copies of the sets): objects that willSave() changes
         // are not added.
@@ -158,8 +159,10 @@ extension NSManagedObjectContext {
                     }
                 }
             } catch let conflicts as StoreSaveConflicts {
-                guard attempts < 8 else { throw mergeError(for: conflicts) }
-                try policy().resolve(mergeConflicts: mergeConflicts(for: conflicts))
+                let found = mergeConflicts(for: conflicts)
+                cacheStoredRows(of: conflicts, in: coordinator)
+                guard attempts < 8 else { throw mergeError(found) }
+                try policy().resolve(mergeConflicts: found)
                 continue
             } catch let violation as StoreConstraintViolation {
                 guard attempts < 8 else { throw CoreDataError.make(NSManagedObjectConstraintMergeError, "Uniqueness constraint conflicts could not be resolved") }
@@ -195,6 +198,7 @@ extension NSManagedObjectContext {
                 if case .members(let members) = value { object.committedToMany[index] = members.objects.map(\.objectID) }
             }
             object.dirtyToManySlots = []
+            object.transientsBeforeChanges = [:]
             object._isInserted = false
             object._isUpdated = false
         }
@@ -233,7 +237,7 @@ extension NSManagedObjectContext {
             if object.hasChanges {
                 refresh(object, mergeChanges: true)
             } else if let snapshot = try? snapshot(for: objectID) {
-                object.apply(snapshot)
+                object.applyKeepingTransients(snapshot)
                 eventChanges.refreshed.insert(object)
             }
         }
@@ -325,8 +329,21 @@ extension NSManagedObjectContext {
         }
     }
 
-    private func mergeError(for conflicts: StoreSaveConflicts) -> NSError {
-        CoreDataError.make(NSManagedObjectMergeError, "Could not merge changes", userInfo: [NSPersistentStoreSaveConflictsErrorKey: mergeConflicts(for: conflicts)])
+    private func mergeError(_ conflicts: [NSMergeConflict]) -> NSError {
+        CoreDataError.make(NSManagedObjectMergeError, "Could not merge changes", userInfo: [NSPersistentStoreSaveConflictsErrorKey: conflicts])
+    }
+
+    /// After an optimistic-locking failure the coordinator's row cache holds the store's rows of the objects in
+    /// conflict (a row deleted from the store leaves it), so that refreshing them — Apple's advice after such a
+    /// failure — shows the store's values even with the default staleness interval.
+    private func cacheStoredRows(of conflicts: StoreSaveConflicts, in coordinator: NSPersistentStoreCoordinator) {
+        for conflict in conflicts.conflicts {
+            if let persisted = conflict.persisted {
+                coordinator.rowCache.store(persisted, for: conflict.objectID)
+            } else {
+                coordinator.rowCache.remove([conflict.objectID])
+            }
+        }
     }
 
     private func constraintConflict(for violation: StoreConstraintViolation) -> NSConstraintConflict {
@@ -352,7 +369,7 @@ extension NSManagedObjectContext {
 
     /// Replaces an object's values with `snapshot` and forgets its changes.
     func revert(_ object: NSManagedObject, to snapshot: ObjectSnapshot) {
-        object.apply(snapshot)
+        object.applyKeepingTransients(snapshot)
         object._isUpdated = false
         object.dirtyToManySlots = []
         updatedSet.remove(object)

@@ -63,6 +63,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) var deletedSet = OrderedObjectSet()
     /// Deleted objects whose delete rules have not been applied yet.
     @exclusivity(unchecked) var unpropagatedDeletes = OrderedObjectSet()
+    /// Inserted objects `refresh(_:mergeChanges: false)` turned into faults, which a save resolves first
+    /// (``fireFaultedInsertions()``).
+    var faultedInsertions: [NSManagedObject] = []
 
     /// Objects changed during the current event, for `ObjectsDidChange`.
     @exclusivity(unchecked) var eventChanges = EventChanges()
@@ -211,7 +214,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Your own data, kept with the context.
     open var userInfo: NSMutableDictionary { _userInfo }
 
-    /// How long fetched values may be reused from the row cache before being re-read (negative: forever).
+    /// How long after the coordinator read a row from the store a fault firing or a `refresh(_:mergeChanges:)` may
+    /// still use it instead of reading the store again: negative (the default) forever, 0 never.
+    ///
+    /// ```swift
+    /// context.stalenessInterval = 0
+    /// context.refresh(mood, mergeChanges: false)   // its next access reads the store
+    /// ```
     open var stalenessInterval: TimeInterval {
         get { _stalenessInterval }
         set { _stalenessInterval = newValue }

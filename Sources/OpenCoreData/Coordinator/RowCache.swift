@@ -118,8 +118,10 @@ final class RowCache: Sendable {
 
     private static func hierarchy(of objectID: NSManagedObjectID) -> ObjectIdentifier { objectID.rootEntityIdentity }
 
-    /// The cached row of `objectID`, if it is not older than `maximumAge` seconds (negative: any age).
+    /// The cached row of `objectID`, if it is not older than `maximumAge` seconds (negative: any age; 0: none, the
+    /// row is read from the store: a context's `stalenessInterval`).
     func snapshot(for objectID: NSManagedObjectID, maximumAge: TimeInterval = -1) -> ObjectSnapshot? {
+        if maximumAge == 0 { return nil }
         let hierarchy = Self.hierarchy(of: objectID)
         return state.withLock { state in
             guard state.rows[hierarchy] != nil else { return nil }
@@ -131,7 +133,7 @@ final class RowCache: Sendable {
             }
             func currentSnapshot(of entry: inout Entry) -> ObjectSnapshot? {
                 guard Self.isCurrent(entry.generation, staleUpTo: staleUpTo) else { return nil }
-                if maximumAge >= 0 && entry.fetched.isOlder(than: maximumAge, at: .now) { return nil }
+                if maximumAge > 0 && entry.fetched.isOlder(than: maximumAge, at: .now) { return nil }
                 return entry.snapshot
             }
             return read(&state.rows[hierarchy]!)

@@ -39,6 +39,11 @@ final class EntityLayout: @unchecked Sendable {
     let faultToManyValues: [NSManagedObject.ToManyValue]
     /// Whether some attribute is transient (its value is the object's, not the row's).
     let hasTransientAttributes: Bool
+    /// Whether the attribute in each slot is transient (what a setter checks, without retaining the description).
+    let attributeIsTransient: [Bool]
+    /// The default value of each transient attribute that is not transformable, by slot (stored form): what those
+    /// attributes are when an object's values are loaded (a transformable's default is in `transformableDefaults`).
+    let transientDefaults: [(slot: Int, value: StoredValue)]
     /// Whether this is the layout of key path probes (``KeyPathRecorder/probeEntity``), which no other object shares.
     let isKeyPathProbe: Bool
     /// The attributes and relationships in the entity's property order, with their slots: what a save validates.
@@ -91,7 +96,7 @@ final class EntityLayout: @unchecked Sendable {
         self.relationships = relationships
         self.toManyRelationships = toMany
         var transformableDefaults: [Int: Any] = [:]
-        self.defaultAttributes = attributes.enumerated().map { index, attribute in
+        let defaultAttributes: [StoredValue] = attributes.enumerated().map { index, attribute in
             guard let value = attribute.defaultValue else { return .null }
             if attribute.attributeType == .transformableAttributeType {
                 transformableDefaults[index] = value
@@ -99,11 +104,17 @@ final class EntityLayout: @unchecked Sendable {
             }
             return ValueConversion.storedValue(fromKVC: value, for: attribute) ?? .null
         }
+        self.defaultAttributes = defaultAttributes
         self.transformableDefaults = transformableDefaults
         faultAttributes = Array(repeating: .null, count: attributes.count)
         faultToOneValues = Array(repeating: .none, count: toOne.count)
         faultToManyValues = Array(repeating: .fault, count: toMany.count)
         hasTransientAttributes = attributes.contains(where: \.isTransient)
+        attributeIsTransient = attributes.map(\.isTransient)
+        transientDefaults = attributes.indices.compactMap { index in
+            guard attributes[index].isTransient, attributes[index].attributeType != .transformableAttributeType else { return nil }
+            return (index, defaultAttributes[index])
+        }
         validatedProperties = entity.properties.compactMap { property in
             property is NSFetchedPropertyDescription ? nil : slots[property.name].map { (property.name, $0, Self.rules(of: $0)) }
         }

@@ -7,7 +7,8 @@ extension NSManagedObject {
         if _isFault, let context = _context { context.fireFault(self) }
     }
 
-    /// Puts values from a snapshot into the object (it stops being a fault).
+    /// Puts values from a snapshot into the object (it stops being a fault); its transient attributes get their
+    /// default values (``applyKeepingTransients(_:)`` keeps them).
     func apply(_ snapshot: consuming ObjectSnapshot) {
         attributeValues = snapshot.attributes
         toOneValues = snapshot.toOne.map { $0.map { .id($0) } ?? .none }
@@ -16,6 +17,7 @@ extension NSManagedObject {
         committedSnapshot = snapshot
         committedToMany = [:]
         _isFault = false
+        if layout.hasTransientAttributes { setTransientsToDefaults() }
     }
 
     /// Turns the object into a fault (its values are dropped and reloaded on next access).
@@ -26,6 +28,7 @@ extension NSManagedObject {
         toOneValues = layout.faultToOneValues
         toManyValues = layout.faultToManyValues
         transformedValues = [:]
+        transientsBeforeChanges = [:]
         dropEventOldValues()
         _isFault = true
         didTurnIntoFault()
@@ -35,13 +38,18 @@ extension NSManagedObject {
 
     /// The persistent properties changed since the object was last fetched or saved, with their new values.
     ///
+    /// Only an object the context tracks as changed (inserted, updated or deleted) has changed values: a value stored
+    /// with `setPrimitiveValue(_:forKey:)` alone, without `willChangeValue(forKey:)`/`didChangeValue(forKey:)`
+    /// around it, is no change (as on Apple's platforms, it is not saved either). On a changed object every persistent
+    /// property that differs from its saved value is listed, primitive sets included.
+    ///
     /// For example:
     /// ```swift
     /// mood.rating = 5
     /// mood.changedValues()   // ["rating": 5]
     /// ```
     public func changedValues() -> [String: Any] {
-        guard !_isFault else { return [:] }
+        guard !_isFault, _isInserted || _isUpdated || _isDeleted else { return [:] }
         var changes: [String: Any] = [:]
         let committed = committedSnapshot
         for (index, attribute) in layout.attributes.enumerated() where !attribute.isTransient {

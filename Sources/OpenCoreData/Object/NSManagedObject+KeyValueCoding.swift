@@ -137,6 +137,7 @@ extension NSManagedObject {
             return
         }
         noteEventOldAttributeValue(at: index, position: position, in: context)
+        if layout.hasTransientAttributes, layout.attributeIsTransient[index] { noteTransientChange(at: index, from: .stored(attributeValues[index])) }
         attributeValues[index] = stored
         context.noteUpdated(self)
     }

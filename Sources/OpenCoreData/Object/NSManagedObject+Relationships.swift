@@ -66,7 +66,8 @@ extension NSManagedObject {
         guard context.changeProcessingSuspended == 0 else { return }
         noteEventOldValue(key, oldValue, in: context)
         switch slot(for: key) {
-        case .attribute:
+        case .attribute(let index, _):
+            if layout.hasTransientAttributes, layout.attributeIsTransient[index] { noteTransientChange(at: index, fromKVCValue: oldValue) }
             context.noteUpdated(self)
         case .toOne(let index, let relationship):
             let old = oldValue as? NSManagedObject

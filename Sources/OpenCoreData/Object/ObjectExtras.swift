@@ -17,6 +17,9 @@ final class ObjectExtras {
     var committedToMany: [Int: [NSManagedObjectID]] = [:]
     /// The to-many slots whose members changed since the last save.
     var dirtyToManySlots: Set<Int> = []
+    /// The transient attributes changed since the object was last fetched or saved, with the values they had
+    /// before (``NSManagedObject/noteTransientChange(at:from:)``).
+    var transientsBeforeChanges: [Int: TransientValue] = [:]
 }
 
 extension NSManagedObject {
@@ -40,6 +43,14 @@ extension NSManagedObject {
         get { extras?.committedToMany ?? [:] }
         set { if extras != nil || !newValue.isEmpty { ensuredExtras.committedToMany = newValue } }
         _modify { yield &ensuredExtras.committedToMany }
+    }
+
+    /// The transient attributes changed since the last fetch or save, with their earlier values
+    /// (``ObjectExtras/transientsBeforeChanges``).
+    var transientsBeforeChanges: [Int: TransientValue] {
+        get { extras?.transientsBeforeChanges ?? [:] }
+        set { if extras != nil || !newValue.isEmpty { ensuredExtras.transientsBeforeChanges = newValue } }
+        _modify { yield &ensuredExtras.transientsBeforeChanges }
     }
 
     /// The to-many slots whose members changed since the last save (``ObjectExtras/dirtyToManySlots``).
