@@ -12,9 +12,16 @@ extension NSManagedObjectContext {
     public func mergeChanges(fromContextDidSave notification: Notification) {
         checkConfinement()
         let info = notification.userInfo ?? [:]
+        let updated = Self.objectIDs(info[NSUpdatedObjectsKey] ?? info[NSUpdatedObjectIDsKey])
+        let deleted = Self.objectIDs(info[NSDeletedObjectsKey] ?? info[NSDeletedObjectIDsKey])
+        // A save of a context on this coordinator left its rows in the row cache; any other notification (persistent
+        // history's `objectIDNotification()`, a save on another coordinator or in another process) describes rows
+        // the cache may hold in an older version, which the refreshes below must not serve.
+        if let coordinator = persistentStoreCoordinator, !Self.savedThrough(coordinator, notification) {
+            coordinator.rowCache.remove(updated.union(deleted))
+        }
         mergeChanges(inserted: Self.objectIDs(info[NSInsertedObjectsKey] ?? info[NSInsertedObjectIDsKey]),
-                     updated: Self.objectIDs(info[NSUpdatedObjectsKey] ?? info[NSUpdatedObjectIDsKey]),
-                     deleted: Self.objectIDs(info[NSDeletedObjectsKey] ?? info[NSDeletedObjectIDsKey]))
+                     updated: updated, deleted: deleted)
     }
 
     /// Merges a save described by object IDs or URIs (for example from another process or from persistent
@@ -38,6 +45,13 @@ extension NSManagedObjectContext {
                 context.mergeChanges(inserted: resolve(insertedKey), updated: resolve(updatedKey), deleted: resolve(deletedKey))
             }
         }
+    }
+
+    /// Whether `notification` is the did-save of a context that saved into `coordinator`'s stores (directly, not a
+    /// child context saving into its parent).
+    private static func savedThrough(_ coordinator: NSPersistentStoreCoordinator, _ notification: Notification) -> Bool {
+        guard let saver = notification.object as? NSManagedObjectContext, saver.parent == nil else { return false }
+        return saver.persistentStoreCoordinator === coordinator
     }
 
     /// Applies merged changes to the registered objects.

@@ -186,11 +186,11 @@ enum BatchRequestExecution {
         var updated: [NSManagedObjectID] = []
         var count = 0
         for store in try stores(for: entity, coordinator: coordinator, affected: request.affectedStores, request: name) {
-            let outcome = try coordinator.withLock(for: context) {
-                let outcome = try store.executeBatchUpdate(storeRequest)
-                forgetChangedRows(outcome, in: coordinator)
-                return outcome
-            }
+            // The coordinator keeps the rows it had cached, as Apple's (which is not told of a batch request): a
+            // fault or refresh may serve them until the object's staleness interval says otherwise, or until the
+            // request's IDs are merged (`mergeChanges(fromRemoteContextSave:into:)`). Fetches see the new rows,
+            // whose Z_OPT moved on.
+            let outcome = try coordinator.withLock(for: context) { try store.executeBatchUpdate(storeRequest) }
             updated += outcome.objectIDs
             count += outcome.affectedCount
         }
