@@ -228,6 +228,22 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         }
     }
 
+    /// Whether `object` is a model of the same schema: same entities (with their properties), configurations and
+    /// fetch request templates, as Apple's comparison finds two loads of one model file equal
+    /// (see `NSManagedObjectModel+Equality.swift`).
+    ///
+    /// For example:
+    /// ```swift
+    /// NSManagedObjectModel(contentsOf: url)! == NSManagedObjectModel(contentsOf: url)!   // true
+    /// ```
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSManagedObjectModel else { return false }
+        return hasSameSchema(as: other)
+    }
+
+    /// A hash equal models share (their entity names).
+    open override var hash: Int { schemaHash }
+
     open override var description: String {
         "(NSManagedObjectModel) isEditable \(!isFrozen), entities {\n"
             + _entities.map { "    \($0._name ?? "nil") = \($0.description);" }.joined(separator: "\n")

@@ -119,12 +119,10 @@ enum ValidationRules {
             }
             return
         }
-        if count == 0 {
-            guard !relationship.isOptional else { return }
-            let code = relationship.minCount > 0 ? NSValidationRelationshipLacksMinimumCountError : NSValidationMissingMandatoryPropertyError
-            throw ValidationErrors.make(code, object: object, key: relationship.name, value: NSSet(),
-                                        message: code == NSValidationMissingMandatoryPropertyError ? "\(relationship.name) is a required value." : "Too few items in \(relationship.name).")
-        }
+        // A to-many's value is a set, never nil: "required" only means its counts are enforced even when it is empty
+        // (an optional one may be empty whatever its minimum). With no minimum count (0, "undefined"), an empty set
+        // is valid, as on Apple platforms.
+        if count == 0 && relationship.isOptional { return }
         if relationship.minCount > 0 && count < relationship.minCount {
             throw ValidationErrors.make(NSValidationRelationshipLacksMinimumCountError, object: object, key: relationship.name, value: NSSet(array: live),
                                         message: "Too few items in \(relationship.name) (\(count), at least \(relationship.minCount)).")
