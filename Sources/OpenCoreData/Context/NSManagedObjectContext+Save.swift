@@ -3,6 +3,8 @@ extension NSManagedObjectContext {
     /// object (throwing Core Data's validation errors, several at once as `NSValidationMultipleErrorsError` with
     /// `NSDetailedErrorsKey`), gives inserted objects permanent IDs, and writes everything to the stores in one
     /// transaction per store. Conflicts with changes saved meanwhile by others are resolved by `mergePolicy`.
+    /// Metadata set on the coordinator's stores (`setMetadata(_:for:)`, `store.metadata`) is written too — also by a
+    /// save with no changes, when the context's parent is the coordinator.
     ///
     /// For example:
     /// ```swift
@@ -17,7 +19,11 @@ extension NSManagedObjectContext {
         // Saving always applies the pending delete rules, even when they are not applied at the end of events.
         propagateDeletes()
         processPendingChangesInternal()
-        guard hasChanges else { return }
+        guard hasChanges else {
+            // Metadata set on the coordinator's stores is written by any save, also one with nothing else to save.
+            if _parent == nil, let coordinator = persistentStoreCoordinator { try coordinator.writePendingMetadata(for: self) }
+            return
+        }
         fireFaultedInsertions()
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         // The changed objects as they are now (the array holds copies of the sets): objects that willSave() changes
@@ -172,6 +178,8 @@ extension NSManagedObjectContext {
             }
             didSave(inserted: inserted, updated: updated, deleted: deleted, snapshots: newSnapshots, coordinator: coordinator)
             refreshObjectsChangedByStores(changedByStores, coordinator: coordinator)
+            // Metadata of the stores this save did not write to (those it wrote to have written theirs).
+            try coordinator.writePendingMetadata(for: self)
             return
         }
     }

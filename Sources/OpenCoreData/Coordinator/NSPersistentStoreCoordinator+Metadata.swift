@@ -71,3 +71,30 @@ extension NSPersistentStoreCoordinator {
                                  userInfo: [NSFilePathErrorKey: url.path])
     }
 }
+
+extension NSPersistentStoreCoordinator {
+    /// Notes that a store's metadata waits to be written (the store's `metadata` setter calls it).
+    func noteMetadataNeedsWriting() {
+        metadataMayNeedWriting.withLock { $0 = true }
+    }
+
+    /// Writes the metadata set on this coordinator's stores since they last wrote it: part of every save of a context
+    /// of this coordinator (stores that save objects write it in the same transaction), even one with no changes.
+    /// Read-only stores keep it in memory.
+    func writePendingMetadata(for context: NSManagedObjectContext) throws {
+        guard metadataMayNeedWriting.withLock({ pending in
+            defer { pending = false }
+            return pending
+        }) else { return }
+        do {
+            try withLock(for: context) {
+                for case let store as SnapshotStore in persistentStores where store.metadataNeedsWriting && !store.isReadOnly {
+                    try store.saveMetadata()
+                }
+            }
+        } catch {
+            noteMetadataNeedsWriting()   // try again with the next save
+            throw error
+        }
+    }
+}

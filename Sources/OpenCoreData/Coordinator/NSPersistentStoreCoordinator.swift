@@ -19,6 +19,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     private var stores: [NSPersistentStore] = []
     private var _name: String?
     let rowCache = RowCache()
+    /// Whether a store's metadata may wait to be written (set with it, cleared by ``writePendingMetadata(for:)``), so
+    /// that a save with no changes looks at the stores only when there is something to write.
+    let metadataMayNeedWriting = Locked(false)
     private let queue = DispatchQueue(label: "OpenCoreData.NSPersistentStoreCoordinator")
 
     /// Creates a coordinator for `model` and makes the model immutable.
@@ -88,6 +91,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             } else {
                 try store.loadMetadata()
             }
+            store.metadataNeedsWriting = false   // as loaded (a migration's carried metadata is set after this)
             store.attach(to: self)
             stores.append(store)
             store.didAdd(to: self)
@@ -139,7 +143,16 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         store.metadata ?? [:]
     }
 
-    /// Replaces the metadata of a store (written on the next save).
+    /// Replaces the metadata of a store. It is written to the store's file by the next save of any context of this
+    /// coordinator, also a save with no changes (to write metadata without adding the store, use the class method
+    /// `setMetadata(_:forPersistentStoreOfType:at:options:)`).
+    ///
+    /// ```swift
+    /// var metadata = coordinator.metadata(for: store)
+    /// metadata["importVersion"] = 3
+    /// coordinator.setMetadata(metadata, for: store)
+    /// try context.save()
+    /// ```
     open func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
         store.metadata = metadata
     }

@@ -46,14 +46,15 @@ open class NSPersistentHistoryChange: NSObject, NSCopying, KeyValueCoding {
 
     // MARK: The history entity
 
-    /// The entity of changes, for the fetch request of `NSPersistentHistoryChangeRequest.fetchHistory(withFetch:)`:
-    /// its predicate filters changes by `changeID`, `changeType`, `changedObjectID` and `transaction` key paths.
+    /// The entity of changes, for the fetch request of `NSPersistentHistoryChangeRequest.fetchHistory(withFetch:)`,
+    /// with Apple's attributes: `changeID`, `changeType`, `changedEntity` and `changedObjectID`. In its predicate an
+    /// entity description (`changedEntity == %@`) matches changes of exactly that entity (not of its subentities).
     ///
     /// For example:
     /// ```swift
     /// let fetch = NSFetchRequest<NSFetchRequestResult>()
     /// fetch.entity = NSPersistentHistoryChange.entityDescription
-    /// fetch.predicate = NSPredicate(format: "changeType == %d", NSPersistentHistoryChangeType.delete.rawValue)
+    /// fetch.predicate = NSPredicate(format: "changeType == %d AND changedEntity == %@", NSPersistentHistoryChangeType.delete.rawValue, noteEntity)
     /// ```
     open class var entityDescription: NSEntityDescription? { HistoryEntities.change }
 
@@ -92,6 +93,7 @@ open class NSPersistentHistoryChange: NSObject, NSCopying, KeyValueCoding {
         case "changeID": return NSNumber(value: changeID)
         case "changeType": return NSNumber(value: changeType.rawValue)
         case "changedObjectID": return changedObjectID
+        case "changedEntity": return changedObjectID.entity
         case "tombstone": return tombstone
         case "transaction": return transaction
         case "updatedProperties": return updatedProperties

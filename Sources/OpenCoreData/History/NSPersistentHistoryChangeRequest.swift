@@ -178,8 +178,11 @@ extension NSPersistentHistoryChangeRequest {
         let wantsChanges = resultType != .transactionsOnly || kind === HistoryEntities.change
         var selected: [HistoryTransactionData] = []
         var deletedChanges = 0
+        // The fetch request's predicate as each store answers it (tokens and entities are per store).
+        var predicates: [String: NSPredicate] = [:]
         try coordinator.withLock(for: context) {
             for store in stores {
+                if kind != nil, let predicate = fetchRequest?.predicate { predicates[store.identifier ?? ""] = try store.historyPredicate(predicate) }
                 let needsRead = !isDelete || (resultType != .statusOnly && resultType != .count)
                 if needsRead { selected += try store.readHistory(anchor, deleting: isDelete, includeChanges: wantsChanges || isDelete) }
                 if isDelete { deletedChanges += try store.deleteHistory(anchor) }
@@ -193,7 +196,7 @@ extension NSPersistentHistoryChangeRequest {
             // next fault or refresh reads them from the store.
             coordinator.rowCache.remove(selected.flatMap { ($0.changes ?? []).map(\.objectID) })
         }
-        return try result(selected, kind: kind, deletedChanges: deletedChanges)
+        return try result(selected, kind: kind, predicates: predicates, deletedChanges: deletedChanges)
     }
 
     /// The SQLite stores (of `affectedStores`, or all) that have persistent history; throws when there is none.
@@ -212,20 +215,24 @@ extension NSPersistentHistoryChangeRequest {
     }
 
     /// The result of the kind `resultType` asks for.
-    private func result(_ transactions: [HistoryTransactionData], kind: NSEntityDescription?, deletedChanges: Int) throws -> NSPersistentHistoryResult {
+    /// `predicates`: the fetch request's predicate for each store (by identifier), from ``SQLiteStore/historyPredicate(_:)``.
+    private func result(_ transactions: [HistoryTransactionData], kind: NSEntityDescription?, predicates: [String: NSPredicate],
+                        deletedChanges: Int) throws -> NSPersistentHistoryResult {
         var transactions = transactions
         var changes: [NSPersistentHistoryChange]?
-        if kind === HistoryEntities.transaction, let predicate = fetchRequest?.predicate {
-            transactions = try transactions.filter { try predicate.evaluateThrowing(with: NSPersistentHistoryTransaction(data: $0)) }
+        if kind === HistoryEntities.transaction, !predicates.isEmpty {
+            transactions = try transactions.filter { data in
+                try predicates[data.record.storeID].map { try $0.evaluateThrowing(with: HistoryTransactionRow(NSPersistentHistoryTransaction(data: data))) } ?? true
+            }
         }
         if kind === HistoryEntities.change {
             // The result holds the matching changes themselves; transactions keep only their matching changes.
-            let predicate = fetchRequest?.predicate
             var matching: [NSPersistentHistoryChange] = []
             var filtered: [HistoryTransactionData] = []
             for data in transactions {
+                let predicate = predicates[data.record.storeID]
                 let kept = try (data.changes ?? []).indices.filter { index in
-                    try predicate.map { try $0.evaluateThrowing(with: NSPersistentHistoryChange(data: data, index: index)) } ?? true
+                    try predicate.map { try $0.evaluateThrowing(with: HistoryChangeRow(NSPersistentHistoryChange(data: data, index: index))) } ?? true
                 }
                 guard !kept.isEmpty else { continue }
                 let narrowed = HistoryTransactionData(record: data.record, changes: kept.map { data.changes![$0] })

@@ -15,6 +15,8 @@ struct HistoryChangeRecord {
     var changeID: Int64
     var changeType: NSPersistentHistoryChangeType
     var objectID: NSManagedObjectID
+    /// The store's number of the changed object's entity (`Z_ENT`, `ACHANGE.ZENTITY`): the history entity's `changedEntity`.
+    var entityNumber: Int64 = 0
     /// For updates: the properties that changed (nil when the store did not record them).
     var updatedProperties: Set<NSPropertyDescription>?
     /// For deletions: the values of the attributes that `preservesValueInHistoryOnDeletion`, by name.
@@ -102,15 +104,17 @@ open class NSPersistentHistoryTransaction: NSObject, NSCopying, KeyValueCoding {
 
     // MARK: The history entity
 
-    /// The entity of transactions, for the fetch request of `NSPersistentHistoryChangeRequest.fetchHistory(withFetch:)`:
-    /// its predicate filters transactions by `author`, `bundleID`, `contextName`, `processID`, `storeID`, `timestamp`
-    /// and `transactionNumber`.
+    /// The entity of transactions, for the fetch request of `NSPersistentHistoryChangeRequest.fetchHistory(withFetch:)`,
+    /// with Apple's attributes: `author`, `contextName`, `bundleID`, `processID`, `timestamp`, `transactionNumber` and
+    /// `token`. In its predicate a token (`token > %@`) stands for the transaction it ends with, store by store; a
+    /// token naming a transaction no longer (or not yet) in a store's history throws `NSPersistentHistoryTokenExpiredError`
+    /// when the request runs (as Apple's Core Data does since iOS 18).
     ///
     /// For example:
     /// ```swift
     /// let fetch = NSFetchRequest<NSFetchRequestResult>()
     /// fetch.entity = NSPersistentHistoryTransaction.entityDescription
-    /// fetch.predicate = NSPredicate(format: "author != %@", "app")
+    /// fetch.predicate = NSPredicate(format: "token > %@ AND author != %@", lastToken, "app")
     /// ```
     open class var entityDescription: NSEntityDescription? { HistoryEntities.transaction }
 
@@ -177,17 +181,22 @@ open class NSPersistentHistoryTransaction: NSObject, NSCopying, KeyValueCoding {
     }
 }
 
-/// The synthetic entities that describe history for `NSPersistentHistoryChangeRequest.fetchHistory(withFetch:)`.
+/// The entities that describe history for `NSPersistentHistoryChangeRequest.fetchHistory(withFetch:)`, with Apple's
+/// attributes (Apple's `_PFPersistentHistoryFetchModel`, iOS 18): `Transaction` — `author`, `contextName`, `bundleID`,
+/// `processID` (strings), `timestamp` (date), `transactionNumber` and `token` (64-bit integers: a token in a predicate
+/// stands for its transaction number in each store); `Change` — `changeID`, `changeType`, `changedEntity` (64-bit
+/// integers: an entity description in a predicate stands for its entity number in each store) and `changedObjectID`
+/// (an object ID). A predicate is evaluated on each transaction or change (`HistoryPredicateRows`).
 enum HistoryEntities {
     static let transaction: NSEntityDescription = entity(named: "Transaction", [
-        ("author", .stringAttributeType), ("bundleID", .stringAttributeType), ("contextName", .stringAttributeType),
-        ("processID", .stringAttributeType), ("storeID", .stringAttributeType), ("timestamp", .dateAttributeType),
-        ("transactionNumber", .integer64AttributeType),
+        ("author", .stringAttributeType), ("contextName", .stringAttributeType), ("bundleID", .stringAttributeType),
+        ("processID", .stringAttributeType), ("timestamp", .dateAttributeType), ("transactionNumber", .integer64AttributeType),
+        ("token", .integer64AttributeType),
     ])
 
     static let change: NSEntityDescription = entity(named: "Change", [
-        ("changeID", .integer64AttributeType), ("changeType", .integer64AttributeType), ("changedObjectID", .objectIDAttributeType),
-        ("tombstone", .transformableAttributeType), ("updatedProperties", .transformableAttributeType),
+        ("changeID", .integer64AttributeType), ("changeType", .integer64AttributeType), ("changedEntity", .integer64AttributeType),
+        ("changedObjectID", .objectIDAttributeType),
     ])
 
     private static func entity(named name: String, _ attributes: [(String, NSAttributeType)]) -> NSEntityDescription {

@@ -54,6 +54,39 @@ extension SQLiteStore {
         }
     }
 
+    /// The predicate of a history fetch request as this store's rows answer it (``HistoryTransactionRow``,
+    /// ``HistoryChangeRow``): a token becomes the number of the transaction it ends with in this store (0 for a token
+    /// that does not name the store), an entity description the store's number of the entity of that name (-1 when the
+    /// store has none). A token naming a transaction that is not in this store's history — deleted, or the token of a
+    /// history still empty — throws `NSPersistentHistoryTokenExpiredError`, as Apple's Core Data does (iOS 18).
+    func historyPredicate(_ predicate: NSPredicate) throws -> NSPredicate {
+        let storeID = identifier ?? ""
+        var tokenNumbers: [Int64] = []
+        let rewritten = PredicateRewriting.rewrite(predicate) { value in
+            switch value {
+            case let token as NSPersistentHistoryToken:
+                guard let number = token.transactionNumber(forStore: storeID) else { return NSNumber(value: Int64(0)) }
+                tokenNumbers.append(number)
+                return NSNumber(value: number)
+            case let entity as NSEntityDescription:
+                guard let name = entity.name, let own = model.entitiesByName[name] else { return NSNumber(value: Int64(-1)) }
+                return NSNumber(value: Int64(schema.number(of: own)))
+            default:
+                return value
+            }
+        }
+        for number in Set(tokenNumbers) {
+            let exists = try connection.cachedStatementValue("SELECT 1 FROM ATRANSACTION WHERE Z_PK = ?", .integer(number)) != nil
+            guard exists else {
+                throw CoreDataError.make(
+                    NSPersistentHistoryTokenExpiredError,
+                    "The persistent history token in the fetch request's predicate is expired: transaction \(number) is not in the history of store \(storeID)",
+                    userInfo: [NSAffectedStoresErrorKey: [self]])
+            }
+        }
+        return rewritten
+    }
+
     /// The transactions an anchor selects, in order, with their changes when `includeChanges`.
     func readHistory(_ anchor: HistoryAnchor, deleting: Bool = false, includeChanges: Bool) throws -> [HistoryTransactionData] {
         guard let history, history.hasTables, let condition = try historyCondition(anchor, deleting: deleting) else { return [] }
@@ -92,7 +125,8 @@ extension SQLiteStore {
                 let entity = schema.entity(number: Int(statement.int64(at: 2)))
             else { continue }
             let layout = history.layout(of: entity, schema: schema)
-            var change = HistoryChangeRecord(changeID: statement.int64(at: 0), changeType: type, objectID: objectID(for: entity, primaryKey: statement.int64(at: 3)))
+            var change = HistoryChangeRecord(changeID: statement.int64(at: 0), changeType: type, objectID: objectID(for: entity, primaryKey: statement.int64(at: 3)),
+                                             entityNumber: statement.int64(at: 2))
             if type == .update, let columns = statement.data(at: 5) { change.updatedProperties = layout.decodeColumns(columns) }
             if type == .delete && !layout.tombstoneAttributes.isEmpty {
                 var tombstone: [String: Any] = [:]

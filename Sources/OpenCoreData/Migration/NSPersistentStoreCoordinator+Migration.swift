@@ -1,66 +1,82 @@
 extension NSPersistentStoreCoordinator {
-    /// Replaces the store at `destinationURL` with a copy of the store at `sourceURL` (for SQLite, in one
-    /// transaction with SQLite's backup API, so the destination is never half-written, and with its external
-    /// binary data files); the destination is created if missing. Used after `NSMigrationManager.migrateStore` to put the migrated store in place.
+    /// Replaces the store at `destinationURL` with a copy of the store at `sourceURL`; the destination is created if
+    /// missing ("replace emptiness to make a copy"). A store of this coordinator at `destinationURL` is removed from it
+    /// first, as Apple's coordinator does: add it again to use the new contents. The source is left as it was.
+    ///
+    /// SQLite stores are replaced in place, through SQLite (one transaction with the backup API): the destination's
+    /// file, `-wal` and `-shm` stay consistent and other connections to it see the whole copy or none of it; its
+    /// external binary data becomes a copy of the source's. Other file stores are copied with `FileManager`. A missing
+    /// source throws `NSFileReadNoSuchFileError`; in-memory stores have no files and throw `NSPersistentStoreOperationError`.
     ///
     /// For example:
     /// ```swift
-    /// try coordinator.replacePersistentStore(at: storeURL, destinationOptions: nil, withPersistentStoreFrom: migratedURL,
+    /// try coordinator.replacePersistentStore(at: storeURL, destinationOptions: nil, withPersistentStoreFrom: backupURL,
     ///                                        sourceOptions: nil, ofType: NSSQLiteStoreType)
+    /// try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL, options: nil)
     /// ```
     public func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil, withPersistentStoreFrom sourceURL: URL,
                                        sourceOptions: [AnyHashable: Any]? = nil, ofType storeType: String) throws {
-        guard storeType == NSSQLiteStoreType else {
-            // Other stores are single files: an atomic file replacement.
-            let data: Data
-            do { data = try Data(contentsOf: sourceURL) } catch {
-                throw CoreDataError.make(NSPersistentStoreOperationError, "Can't read the store at \(sourceURL.path)", userInfo: [NSUnderlyingErrorKey: error])
-            }
-            try data.write(to: destinationURL, options: .atomic)
-            return
+        guard let storeClass = Self.storeClass(forType: storeType) else {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unknown persistent store type '\(storeType)'")
         }
-        guard FileManager.default.fileExists(atPath: sourceURL.path) else {
-            throw CoreDataError.make(NSFileReadNoSuchFileError, "No store at \(sourceURL.path)", userInfo: [NSFilePathErrorKey: sourceURL.path])
-        }
-        do {
-            let source = try SQLiteConnection(path: sourceURL.path, configuration: .init(mode: .readOnly))
-            defer { source.close() }
-            try FileManager.default.createDirectory(at: destinationURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let destination = try SQLiteConnection(path: destinationURL.path, configuration: .init(mode: .readWriteCreate))
-            defer { destination.close() }
-            try destination.replaceContents(with: source)
-            try ExternalBinaryStorage.copyFiles(fromStoreAt: sourceURL.path, toStoreAt: destinationURL.path)
-        } catch let error as NSError where error.code != NSPersistentStoreOperationError {
-            throw CoreDataError.make(NSPersistentStoreOperationError, "Can't replace the store at \(destinationURL.path): \(error.localizedDescription)",
-                                     userInfo: [NSUnderlyingErrorKey: error, NSFilePathErrorKey: destinationURL.path])
+        try withLock {
+            try removeStores(at: destinationURL, ofType: storeType)
+            try storeClass.replaceStoreFiles(at: destinationURL, destinationOptions: destinationOptions, withStoreAt: sourceURL, sourceOptions: sourceOptions)
         }
     }
 
     /// Replaces a store with another, in the iOS 15+ spelling.
+    ///
+    /// For example:
+    /// ```swift
+    /// try coordinator.replacePersistentStore(at: storeURL, withPersistentStoreFrom: backupURL, type: .sqlite)
+    /// ```
     public func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil, withPersistentStoreFrom sourceURL: URL,
                                        sourceOptions: [AnyHashable: Any]? = nil, type storeType: NSPersistentStore.StoreType) throws {
         try replacePersistentStore(at: destinationURL, destinationOptions: destinationOptions, withPersistentStoreFrom: sourceURL,
                                    sourceOptions: sourceOptions, ofType: storeType.rawValue)
     }
 
-    /// Deletes the store at `url`: its file, SQLite companions and external-data folder. A store of this
-    /// coordinator at that URL is removed first.
+    /// Destroys the store at `url`. A store of this coordinator there is removed from it first.
+    ///
+    /// An SQLite store is emptied in place, as Apple's is ("it is not possible to unlink a database file safely out
+    /// from underneath another thread or process, so this API performs a truncation"): its file stays, as an empty
+    /// database, and so do its `-wal` and `-shm` if it had them — code that deletes them afterwards with `FileManager`
+    /// keeps working; its external binary data is deleted. Another writer's lock is waited for (the store's
+    /// `NSPersistentStoreTimeoutOption`) unless `NSPersistentStoreForceDestroyOption` is set. Other file stores (the
+    /// binary store, custom stores) are deleted with `FileManager`. An in-memory store has no files: it is only removed.
+    /// A missing store file throws `NSFileNoSuchFileError` (4).
     ///
     /// For example:
     /// ```swift
-    /// try coordinator.destroyPersistentStore(at: scratchURL, ofType: NSSQLiteStoreType, options: nil)
+    /// try coordinator.destroyPersistentStore(at: storeURL, ofType: NSSQLiteStoreType, options: nil)
+    /// try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL, options: nil)   // a new, empty store
     /// ```
     public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
-        if let store = persistentStore(for: url) { try remove(store) }
-        guard url.path != SQLiteStore.inMemoryPath else { return }
-        NSMigrationManager.removeStoreFiles(at: url)
-        if FileManager.default.fileExists(atPath: url.path) {
-            throw CoreDataError.make(NSPersistentStoreOperationError, "Can't delete the store at \(url.path)", userInfo: [NSFilePathErrorKey: url.path])
+        guard let storeClass = Self.storeClass(forType: storeType) else {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unknown persistent store type '\(storeType)'")
+        }
+        try withLock {
+            try storeClass.destroyStoreFiles(at: url, options: options) { try removeStores(at: url, ofType: storeType) }
         }
     }
 
-    /// Deletes a store, in the iOS 15+ spelling.
+    /// Destroys a store, in the iOS 15+ spelling.
+    ///
+    /// For example:
+    /// ```swift
+    /// try coordinator.destroyPersistentStore(at: storeURL, type: .sqlite)
+    /// ```
     public func destroyPersistentStore(at url: URL, type storeType: NSPersistentStore.StoreType, options: [AnyHashable: Any]? = nil) throws {
         try destroyPersistentStore(at: url, ofType: storeType.rawValue, options: options)
+    }
+
+    /// Removes this coordinator's stores at `url` (with the usual notifications); at `/dev/null`, where any number of
+    /// in-memory stores live, only those of `storeType`.
+    private func removeStores(at url: URL, ofType storeType: String) throws {
+        for store in persistentStores where store.url?.standardizedFileURL == url.standardizedFileURL {
+            if url.path == SQLiteStore.inMemoryPath && store.type != storeType { continue }
+            try remove(store)
+        }
     }
 }

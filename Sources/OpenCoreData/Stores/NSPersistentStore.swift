@@ -9,6 +9,13 @@ public let NSBinaryStoreType = "Binary"
 public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
 /// Option: how long (seconds) to wait for a busy store.
 public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
+/// Option of `destroyPersistentStore(at:ofType:options:)`: destroy the store even when another connection holds
+/// its lock (the SQLite store then truncates its files directly instead of waiting for the lock).
+///
+/// ```swift
+/// try coordinator.destroyPersistentStore(at: url, type: .sqlite, options: [NSPersistentStoreForceDestroyOption: true])
+/// ```
+public let NSPersistentStoreForceDestroyOption = "NSPersistentStoreForceDestroyOption"
 /// Option: SQLite pragmas to apply, a dictionary of pragma name → value.
 public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
 /// Option: vacuum the SQLite store when it is opened.
@@ -87,14 +94,33 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         }
     }
 
-    /// The store's metadata (`NSStoreType`, `NSStoreUUID`, version hashes, and your own keys).
+    /// The store's metadata (`NSStoreType`, `NSStoreUUID`, version hashes, and your own keys). Metadata you set is
+    /// written to the store's file by the next save of any context of the store's coordinator — also a save with no
+    /// changes, as Apple's Core Data does.
+    ///
+    /// ```swift
+    /// store.metadata["lastSync"] = Date()   // or coordinator.setMetadata(_:for:)
+    /// try context.save()                     // writes it, even with nothing else to save
+    /// ```
     open var metadata: [String: Any]! {
         get { stateLock.withLock { _metadata } }
         set {
-            stateLock.withLock { _metadata = newValue }
+            stateLock.withLock {
+                _metadata = newValue
+                _metadataNeedsWriting = true
+            }
             identity.refresh(from: self)
+            persistentStoreCoordinator?.noteMetadataNeedsWriting()
         }
     }
+
+    /// Whether `metadata` was set since the store last wrote it (the next save of a context writes it); stores clear
+    /// it once written, the coordinator once the store is loaded.
+    var metadataNeedsWriting: Bool {
+        get { stateLock.withLock { _metadataNeedsWriting } }
+        set { stateLock.withLock { _metadataNeedsWriting = newValue } }
+    }
+    private var _metadataNeedsWriting = false
 
     /// The options the store was added with.
     open var options: [AnyHashable: Any]? { _options }
@@ -125,6 +151,36 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// Writes metadata into the store at `url`; subclasses that have files override it.
     open class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
         throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "\(self) cannot write store metadata to \(url.path)")
+    }
+
+    // MARK: Destroying and replacing store files (NSPersistentStoreCoordinator+StoreFiles.swift)
+
+    /// Destroys the store at `url` for `destroyPersistentStore(at:ofType:options:)`; `removeOpenStores` removes the
+    /// coordinator's own stores there (call it before touching the files). This default — for the binary store and
+    /// custom stores — deletes the file with `FileManager`, as Apple's does for every store but SQLite; a missing file
+    /// throws `NSFileNoSuchFileError` (4). The SQLite store empties its files in place instead; the in-memory store
+    /// has no files.
+    class func destroyStoreFiles(at url: URL, options: [AnyHashable: Any]?, removingOpenStores removeOpenStores: () throws -> Void) throws {
+        try removeOpenStores()
+        try FileManager.default.removeItem(at: url)
+    }
+
+    /// Replaces the store at `destination` with a copy of the store at `source`, for
+    /// `replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:ofType:)`, after the
+    /// coordinator removed its own store at `destination`. This default copies the file with `FileManager` (through a
+    /// temporary file beside the destination, renamed over it); a missing source throws `NSFileReadNoSuchFileError`.
+    class func replaceStoreFiles(at destination: URL, destinationOptions: [AnyHashable: Any]?, withStoreAt source: URL,
+                                 sourceOptions: [AnyHashable: Any]?) throws {
+        guard FileManager.default.fileExists(atPath: source.path) else {
+            throw CoreDataError.make(NSFileReadNoSuchFileError, "No store at \(source.path)", userInfo: [NSFilePathErrorKey: source.path])
+        }
+        do {
+            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(contentsOf: source).write(to: destination, options: .atomic)
+        } catch {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "Can't replace the store at \(destination.path): \((error as NSError).localizedDescription)",
+                                     userInfo: [NSUnderlyingErrorKey: error, NSFilePathErrorKey: destination.path])
+        }
     }
 
     /// Attaches the store to a coordinator.

@@ -80,7 +80,8 @@ import Testing
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.replacePersistentStore(at: destination, destinationOptions: nil, withPersistentStoreFrom: source, sourceOptions: nil, ofType: NSSQLiteStoreType)
         try coordinator.destroyPersistentStore(at: source, ofType: NSSQLiteStoreType, options: nil)
-        #expect(!FileManager.default.fileExists(atPath: source.path))
+        // Emptied in place, as Apple's SQLite store is (the file stays); its external data is gone.
+        #expect(FileManager.default.fileExists(atPath: source.path))
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(".Source_SUPPORT").path))
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: destination, options: nil)
         let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
@@ -89,7 +90,31 @@ import Testing
         #expect(attachment.value(forKey: "bytes") as? Data == big)
         try coordinator.destroyPersistentStore(at: destination, ofType: NSSQLiteStoreType, options: nil)
         #expect(coordinator.persistentStores.isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        #expect(FileManager.default.fileExists(atPath: destination.path))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(".Destination_SUPPORT").path))
+    }
+
+    @Test func replacingAStoreLeavesOnlyTheSourcesExternalDataInTheDestination() throws {
+        let folder = try TemporaryDirectory.make()
+        let package = folder.appendingPathComponent("Files.xcdatamodel")
+        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+        try Data(Self.attachmentModel.utf8).write(to: package.appendingPathComponent("contents"))
+        let model = try NSManagedObjectModel(validatingContentsOf: package)
+        let source = folder.appendingPathComponent("Source.sqlite"), destination = folder.appendingPathComponent("Destination.sqlite")
+        for (url, seed) in [(source, 7), (destination, 11)] {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+            let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            let attachment = NSEntityDescription.insertNewObject(forEntityName: "Attachment", into: context)
+            attachment.setValue(Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* seed) }), forKey: "bytes")
+            try context.save()
+            try coordinator.remove(coordinator.persistentStores[0])
+        }
+        let external = { (name: String) in folder.appendingPathComponent(".\(name)_SUPPORT/_EXTERNAL_DATA").path }
+        try NSPersistentStoreCoordinator(managedObjectModel: model).replacePersistentStore(at: destination, withPersistentStoreFrom: source, type: .sqlite)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: external("Destination")).sorted()
+                    == FileManager.default.contentsOfDirectory(atPath: external("Source")).sorted())
     }
 
     @Test func metadataOfFilesThatAreNotStoresIsAClearError() throws {

@@ -565,8 +565,11 @@ final class CrashChild {
                 let update = NSBatchUpdateRequest(entityName: "Item")
                 update.predicate = NSPredicate(format: "saveNumber == %lld", number)
                 update.propertiesToUpdate = ["text": CrashModel.checkedText(number)]
+                update.resultType = .updatedObjectIDsResultType
                 do {
-                    _ = try context.execute(update)
+                    // Apple's pattern: the coordinator is not told of a batch update, so its IDs are merged.
+                    let result = try context.execute(update) as? NSBatchUpdateResult
+                    NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSUpdatedObjectsKey: result?.result as? [NSManagedObjectID] ?? []], into: [context])
                 } catch {
                     report("OCD-CRASH failed batch \(number) \(error)")
                     throw error

@@ -148,7 +148,13 @@ extension NSAtomicStore: FetchingStore {
                 snapshotCache[node.objectID] = nil
             }
             try checkUniqueness(touched: changes.inserts.map(\.objectID) + changes.updates.map(\.objectID))
-            try save()
+            // `save()` writes the whole store, metadata included (cleared first: metadata set meanwhile sets it again).
+            let metadataWasPending = metadataNeedsWriting
+            metadataNeedsWriting = false
+            do { try save() } catch {
+                if metadataWasPending { metadataNeedsWriting = true }
+                throw error
+            }
         } catch {
             nodesByID = previousNodes
             nodeOrder = previousOrder
@@ -159,6 +165,17 @@ extension NSAtomicStore: FetchingStore {
             throw error
         }
         return StoreSaveResult()
+    }
+
+    /// Writes the store, for its metadata alone (a context saved with no changes): an atomic store's `save()` writes
+    /// everything, its metadata included.
+    func saveMetadata() throws {
+        guard metadataNeedsWriting, !isReadOnly else { return }
+        metadataNeedsWriting = false   // before writing: metadata set meanwhile sets it again
+        do { try save() } catch {
+            metadataNeedsWriting = true
+            throw error
+        }
     }
 
     /// Optimistic locking: every updated or deleted object must still have the version the context saw.

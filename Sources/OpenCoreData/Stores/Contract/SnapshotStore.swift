@@ -37,6 +37,10 @@ protocol SnapshotStore: NSPersistentStore {
 
     /// The object ID for a primary key of an entity in this store (used to rebuild IDs from URIs).
     func objectID(for entity: NSEntityDescription, primaryKey: Int64) -> NSManagedObjectID
+
+    /// Writes the store's metadata, set since it was last written (`metadataNeedsWriting`), on its own: a save of
+    /// no objects. Clears `metadataNeedsWriting` once written.
+    func saveMetadata() throws
 }
 
 extension SnapshotStore {
@@ -64,6 +68,12 @@ extension SnapshotStore {
 
     func objectID(for entity: NSEntityDescription, primaryKey: Int64) -> NSManagedObjectID {
         NSManagedObjectID(entity: entity, key: .primaryKey(primaryKey), store: self)
+    }
+
+    /// Stores without a file of their own to write it to (in-memory stores, custom incremental stores, which keep
+    /// their metadata as they choose) only note it as written.
+    func saveMetadata() throws {
+        metadataNeedsWriting = false
     }
 }
 

@@ -39,6 +39,18 @@ final class InMemoryStore: NSPersistentStore, SnapshotStore, @unchecked Sendable
         ]
     }
 
+    /// An in-memory store has no files: destroying one is removing it from its coordinator; no file at the URL is touched.
+    override class func destroyStoreFiles(at url: URL, options: [AnyHashable: Any]?, removingOpenStores removeOpenStores: () throws -> Void) throws {
+        try removeOpenStores()
+    }
+
+    /// An in-memory store has no files to copy or replace.
+    override class func replaceStoreFiles(at destination: URL, destinationOptions: [AnyHashable: Any]?, withStoreAt source: URL,
+                                          sourceOptions: [AnyHashable: Any]?) throws {
+        throw CoreDataError.make(NSPersistentStoreOperationError, "An in-memory store has no files to replace (\(destination.absoluteString))",
+                                 userInfo: [NSFilePathErrorKey: destination.path])
+    }
+
     func newObjectIDs(for entity: NSEntityDescription, count: Int) throws -> [NSManagedObjectID] {
         let root = entity.rootEntity.name ?? ""
         let first = (maxPrimaryKeys[root] ?? 0) + 1

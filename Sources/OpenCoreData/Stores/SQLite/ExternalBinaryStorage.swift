@@ -20,6 +20,18 @@ struct ExternalBinaryStorage {
         }
     }
 
+    /// Makes the external-data folder of the store at `destination` hold exactly the files of the store at `source`
+    /// (files the source lacks are deleted, missing ones copied); used when a store's contents are replaced by
+    /// another's, whose rows refer only to the source's files.
+    static func mirrorFiles(fromStoreAt source: String, toStoreAt destination: String) throws {
+        let from = ExternalBinaryStorage(storePath: source).directory, to = ExternalBinaryStorage(storePath: destination).directory
+        let wanted = Set((try? FileManager.default.contentsOfDirectory(atPath: from.path)) ?? [])
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: to.path)) ?? [] where !wanted.contains(name) {
+            try FileManager.default.removeItem(at: to.appendingPathComponent(name))
+        }
+        try copyFiles(fromStoreAt: source, toStoreAt: destination)
+    }
+
     init(storePath: String, ownerOnly: Bool = false) {
         self.ownerOnly = ownerOnly
         isInMemory = storePath == SQLiteStore.inMemoryPath

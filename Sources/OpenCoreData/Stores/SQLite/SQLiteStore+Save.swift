@@ -8,6 +8,9 @@ extension SQLiteStore {
         var work = SaveWork()
         derivedValueChanges.reset()
         var changedByStore = Set<NSManagedObjectID>()
+        // Cleared before the metadata is written (metadata set meanwhile, on another thread, sets it again); set
+        // again if the save fails.
+        var wroteMetadata = false
         do {
             try connection.inTransaction(.immediate) {
                 beginHistoryRecording()
@@ -29,11 +32,14 @@ extension SQLiteStore {
                     changedByStore = try computeDerivedAttributes(changes.inserts.map(\.objectID) + changes.updates.map(\.objectID))
                 }
                 if metadataNeedsWriting, let metadata = super.metadata {
+                    metadataNeedsWriting = false
+                    wroteMetadata = true
                     try writeMetadataRow(metadata.merging(Self.modelMetadata(model)) { current, _ in current }, uuid: identifier ?? "", insert: false)
                 }
                 try recordHistory(for: changes)   // persistent history, in the same transaction (History/)
             }
         } catch {
+            if wroteMetadata { metadataNeedsWriting = true }
             for file in work.createdFiles { try? FileManager.default.removeItem(at: file) }
             if SQLiteResultCode.constraintUnique ~= error || SQLiteResultCode.constraintPrimaryKey ~= error, let objectID = work.current {
                 try checkVersions(changes)   // a version conflict is reported before a uniqueness failure
@@ -41,7 +47,6 @@ extension SQLiteStore {
             }
             throw error
         }
-        metadataNeedsWriting = false
         didCommitWrite(bySave: true)   // remote-change notification, query generation of the saving context (History/)
         for file in work.obsoleteFiles { try? FileManager.default.removeItem(at: file) }
         for (tableName, entityNumber, primaryKey) in derivedValueChanges.take() {
@@ -49,6 +54,20 @@ extension SQLiteStore {
             changedByStore.insert(objectID(for: entity, primaryKey: primaryKey))
         }
         return StoreSaveResult(objectsChangedByStore: changedByStore)
+    }
+
+    /// Writes the metadata row alone, in its own transaction (a context saved with no changes).
+    func saveMetadata() throws {
+        guard metadataNeedsWriting, let metadata = super.metadata, !isReadOnly, let connection, !connection.isReadOnly else { return }
+        metadataNeedsWriting = false   // before writing: metadata set meanwhile sets it again
+        do {
+            try connection.inTransaction(.immediate) {
+                try writeMetadataRow(metadata.merging(Self.modelMetadata(model)) { current, _ in current }, uuid: identifier ?? "", insert: false)
+            }
+        } catch {
+            metadataNeedsWriting = true
+            throw error
+        }
     }
 
     /// Computes the derived attributes the triggers do not maintain, for the saved objects; returns those changed.

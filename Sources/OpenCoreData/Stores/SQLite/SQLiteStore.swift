@@ -24,8 +24,6 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     /// How each entity's rows are written by saves, made once per schema (SQLiteStore+Save.swift).
     var rowWritePlans: [ObjectIdentifier: RowWritePlan] = [:]
     private(set) var model: NSManagedObjectModel!
-    /// Whether `metadata` changed since it was last written.
-    var metadataNeedsWriting = false
     /// Set while an automatic migration runs (a store is migrated once per opening).
     var isMigrating = false
     /// Objects changed by Apple's derived-attribute triggers during the current save.
@@ -40,14 +38,6 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     static let externalStorageThreshold = 128 * 1024
 
     override var type: String { NSSQLiteStoreType }
-
-    override var metadata: [String: Any]! {
-        get { super.metadata }
-        set {
-            super.metadata = newValue
-            metadataNeedsWriting = true
-        }
-    }
 
     /// The store file's path (kept: reading it from the URL parses the URL).
     var path: String {
@@ -73,7 +63,10 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     /// ```swift
     /// options: [NSPersistentStoreFileProtectionKey: FileProtectionType.complete]   // Store.sqlite is 0600
     /// ```
-    var createsOwnerOnlyFiles: Bool {
+    var createsOwnerOnlyFiles: Bool { Self.createsOwnerOnlyFiles(options) }
+
+    /// Whether store `options` ask for owner-only files (see ``createsOwnerOnlyFiles``).
+    static func createsOwnerOnlyFiles(_ options: [AnyHashable: Any]?) -> Bool {
         guard let value = options?[NSPersistentStoreFileProtectionKey] else { return false }
         let protection = (value as? FileProtectionType)?.rawValue ?? (value as? String) ?? ""
         return !protection.isEmpty && protection != FileProtectionType.none.rawValue
@@ -102,16 +95,8 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
         if !fileExists {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
-        var configuration = SQLiteConnection.Configuration(mode: isReadOnly ? .readOnly : .readWriteCreate)
-        configuration.createsOwnerOnlyFiles = createsOwnerOnlyFiles
         // Nothing is written to the file (not even its journal mode) until it is known to be a store of ours.
-        configuration.appliesStoreDefaultsOnOpen = false
-        if let timeout = (options?[NSPersistentStoreTimeoutOption] as? NSNumber)?.doubleValue ?? (options?[NSPersistentStoreTimeoutOption] as? Double) {
-            configuration.busyTimeout = timeout
-        }
-        if let pragmas = options?[NSSQLitePragmasOption] as? [String: Any] {
-            configuration.pragmas = try SQLiteConnection.pragmaValues(pragmas)
-        }
+        let configuration = try Self.connectionConfiguration(options: options, mode: isReadOnly ? .readOnly : .readWriteCreate)
         do {
             connection = try SQLiteConnection(path: isInMemory ? ":memory:" : url.path, configuration: configuration)
             SQLiteFunctions.register(on: connection, recordingDerivedChangesIn: derivedValueChanges)
@@ -134,6 +119,21 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
             connection = nil
             throw Self.openError(error, path: url.path)
         }
+    }
+
+    /// How the store's connection opens its file with the store `options` (timeout, pragmas, owner-only files);
+    /// the store defaults (journal mode, …) are not applied on opening: the caller applies them once the file is known.
+    static func connectionConfiguration(options: [AnyHashable: Any]?, mode: SQLiteConnection.Configuration.Mode) throws -> SQLiteConnection.Configuration {
+        var configuration = SQLiteConnection.Configuration(mode: mode)
+        configuration.createsOwnerOnlyFiles = createsOwnerOnlyFiles(options)
+        configuration.appliesStoreDefaultsOnOpen = false
+        if let timeout = (options?[NSPersistentStoreTimeoutOption] as? NSNumber)?.doubleValue ?? (options?[NSPersistentStoreTimeoutOption] as? Double) {
+            configuration.busyTimeout = timeout
+        }
+        if let pragmas = options?[NSSQLitePragmasOption] as? [String: Any] {
+            configuration.pragmas = try SQLiteConnection.pragmaValues(pragmas)
+        }
+        return configuration
     }
 
     /// Turns SQLite's "not a database"/corruption failures into Cocoa's corrupt-file error (as Apple reports them).
@@ -358,6 +358,17 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
             return start
         }
         return (0..<Int64(count)).map { objectID(for: entity, primaryKey: first + $0) }
+    }
+
+    // MARK: Destroying and replacing (SQLiteStore+StoreFiles.swift)
+
+    override class func destroyStoreFiles(at url: URL, options: [AnyHashable: Any]?, removingOpenStores removeOpenStores: () throws -> Void) throws {
+        try destroyFiles(at: url, options: options, removingOpenStores: removeOpenStores)
+    }
+
+    override class func replaceStoreFiles(at destination: URL, destinationOptions: [AnyHashable: Any]?, withStoreAt source: URL,
+                                          sourceOptions: [AnyHashable: Any]?) throws {
+        try replaceFiles(at: destination, destinationOptions: destinationOptions, withStoreAt: source, sourceOptions: sourceOptions)
     }
 
     override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
