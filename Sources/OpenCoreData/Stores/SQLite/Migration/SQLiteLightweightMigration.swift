@@ -5,7 +5,8 @@
 /// transaction rolls back and the file is exactly as before.
 ///
 /// It runs mappings whose expressions are the ones inference makes (`$source.<key>` for attributes,
-/// `destinationInstancesForEntityMappingNamed:sourceInstances:` over `$source.<key>` for relationships);
+/// `destinationInstancesForSourceRelationshipNamed:sourceInstances:` — or Xcode's
+/// `destinationInstancesForEntityMappingNamed:sourceInstances:` — over `$source.<key>` for relationships);
 /// `canRun(_:)` says whether a mapping qualifies. Others go through `NSMigrationManager`.
 final class SQLiteLightweightMigration {
     private let connection: SQLiteConnection
@@ -68,15 +69,15 @@ final class SQLiteLightweightMigration {
         return true
     }
 
-    /// The `(entity mapping name, source key)` of a `destinationInstancesForEntityMappingNamed:sourceInstances:`
-    /// expression over `$source.<key>`.
-    static func relationshipSource(of expression: NSExpression?) -> (mappingName: String, key: String)? {
+    /// The source key of a relationship expression over `$source.<key>`: Apple's inferred
+    /// `destinationInstancesForSourceRelationshipNamed:sourceInstances:` or Xcode's
+    /// `destinationInstancesForEntityMappingNamed:sourceInstances:`.
+    static func relationshipSource(of expression: NSExpression?) -> String? {
         guard let expression, case .function(let target?, let name, let arguments) = expression.node,
-            name == "destinationInstancesForEntityMappingNamed:sourceInstances:", arguments.count == 2,
-            case .variable("manager") = target.node, case .constant(let mappingName as String) = arguments[0].node,
-            let key = MappingInference.sourceKey(of: arguments[1])
+            name == "destinationInstancesForSourceRelationshipNamed:sourceInstances:" || name == "destinationInstancesForEntityMappingNamed:sourceInstances:",
+            arguments.count == 2, case .variable("manager") = target.node, case .constant(_ as String) = arguments[0].node
         else { return nil }
-        return (mappingName, key)
+        return MappingInference.sourceKey(of: arguments[1])
     }
 
     /// Runs the migration in one exclusive transaction and rewrites the metadata (keeping the store UUID).
@@ -219,7 +220,7 @@ final class SQLiteLightweightMigration {
         for entity in destination.entitiesInOrder where entity.isKindOf(entity: relationship.entity) {
             guard let sourceEntity = sourceEntityByDestination[ObjectIdentifier(entity)],
                 let expression = mappingByDestination[ObjectIdentifier(entity)]?.relationshipMapping(named: relationship.name)?.valueExpression,
-                let (_, key) = Self.relationshipSource(of: expression),
+                let key = Self.relationshipSource(of: expression),
                 let sourceRelationship = sourceEntity.propertiesByName[key] as? NSRelationshipDescription, !sourceRelationship.isTransient,
                 !found.contains(where: { $0 === sourceRelationship })
             else { continue }
