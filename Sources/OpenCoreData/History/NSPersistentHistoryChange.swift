@@ -81,15 +81,18 @@ open class NSPersistentHistoryChange: NSObject, NSCopying, KeyValueCoding {
 
     // MARK: Key-value coding
 
-    /// The value of a property by name (for predicates over changes).
+    /// The value of a property by name (for predicates over changes). `changedEntity` is the name of the changed
+    /// object's entity, as Apple's change entity compares it (`changedEntity == %@` with an entity's name).
     ///
     /// For example:
     /// ```swift
-    /// change.value(forKey: "changeType")   // NSNumber 2 for a deletion
+    /// change.value(forKey: "changeType")      // NSNumber 2 for a deletion
+    /// change.value(forKey: "changedEntity")   // "Mood"
     /// ```
     open func value(forKey key: String) -> Any? {
         switch key {
         case "changeID": return NSNumber(value: changeID)
+        case "changedEntity": return changedObjectID.entity.name
         case "changeType": return NSNumber(value: changeType.rawValue)
         case "changedObjectID": return changedObjectID
         case "tombstone": return tombstone

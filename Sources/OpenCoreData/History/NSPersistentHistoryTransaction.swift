@@ -186,7 +186,8 @@ enum HistoryEntities {
     ])
 
     static let change: NSEntityDescription = entity(named: "Change", [
-        ("changeID", .integer64AttributeType), ("changeType", .integer64AttributeType), ("changedObjectID", .objectIDAttributeType),
+        ("changeID", .integer64AttributeType), ("changeType", .integer64AttributeType), ("changedEntity", .stringAttributeType),
+        ("changedObjectID", .objectIDAttributeType),
         ("tombstone", .transformableAttributeType), ("updatedProperties", .transformableAttributeType),
     ])
 
