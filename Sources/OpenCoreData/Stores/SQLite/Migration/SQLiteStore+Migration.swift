@@ -100,7 +100,9 @@ extension SQLiteStore {
         let hashes = (metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]).compactMapValues { $0 as? Data }
         let checksum = metadata[NSPersistentStoreModelVersionChecksumKey] as? String ?? ModelDigests.versionChecksum(hashes)
         let directories = ModelPackage.defaultSearchDirectories()
-        let candidates = MigrationModelLookup.candidatePackages(destination: model, directories: directories).flatMap(MigrationModelLookup.versions(of:))
-        try manager.migrateStore(at: URL(fileURLWithPath: path), currentChecksum: checksum, to: model, candidates: candidates)
+        var candidates = MigrationModelLookup.candidatePackages(destination: model, directories: directories).flatMap(MigrationModelLookup.versions(of:))
+        // The store's own model resolves its version when no model version at hand has that checksum.
+        if !candidates.contains(where: { $0.versionChecksum == checksum }), let cached = try cachedSourceModel(metadata: metadata) { candidates.append(cached) }
+        try manager.migrateStore(at: URL(fileURLWithPath: path), currentChecksum: checksum, to: model, candidates: candidates, options: options)
     }
 }
