@@ -10,8 +10,8 @@ public let NSPersistentStoreStagedMigrationManagerOptionKey = "NSPersistentStore
 /// ])
 /// description.setOption(manager, forKey: NSPersistentStoreStagedMigrationManagerOptionKey)
 /// ```
-/// The store is migrated in place, stage by stage; each lightweight step runs in one transaction, so a failure
-/// leaves the store at the last completed model version (openable with that version).
+/// The store is migrated in place, stage by stage (see `migrateStore(at:…)` for the rules); each lightweight step runs
+/// in one transaction, so a failure leaves the store at the last completed model version (openable with that version).
 open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
     // @unchecked Sendable: used by the one coordinator that adds the store, under its lock.
 
