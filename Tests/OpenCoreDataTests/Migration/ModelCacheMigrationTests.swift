@@ -4,8 +4,8 @@ import Testing
 @testable import OpenCoreData
 
 /// Automatic lightweight migration with only the app's current model: the source is the model the store carries
-/// in `Z_MODELCACHE` (Apple, WWDC22 "Evolve your Core Data schema": changes can be made in the model that ships
-/// with the app, without a new model version — the old version is then nowhere but in the store).
+/// in `Z_MODELCACHE`, as Apple's source model search does for SQLite stores ("Testing model cached in database file",
+/// `-[NSStoreMigrationPolicy sourceModelForStoreAtURL:metadata:error:]`).
 @Suite struct ModelCacheMigrationTests {
     /// Rows per entity, counted with SQL in the entity tables (`Z_PRIMARYKEY` names the entities and their numbers;
     /// a sub-entity's rows are in its root's table).

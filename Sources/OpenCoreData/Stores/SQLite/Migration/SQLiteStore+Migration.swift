@@ -30,8 +30,7 @@ extension SQLiteStore {
     /// `model`, as `NSMigratePersistentStoresAutomaticallyOption` asks: with a mapping model found next to the
     /// model or in the bundles' resources, else — with `NSInferMappingModelAutomaticallyOption` — an inferred
     /// one, which runs in place with SQL. When no model version at hand wrote the store, the model the store
-    /// carries (`Z_MODELCACHE`) is the source, as Apple's lightweight migration works with only the app's current
-    /// model. On failure the file is left as it was and the error says why (`NSMigrationMissingSourceModelError`,
+    /// carries (`Z_MODELCACHE`) is the source, as Apple's source model search does for SQLite stores. On failure the file is left as it was and the error says why (`NSMigrationMissingSourceModelError`,
     /// `NSMigrationMissingMappingModelError`, `NSInferredMappingModelError`, …).
     func migrateOpenStore(metadata: [String: Any], to model: NSManagedObjectModel) throws {
         let directories = ModelPackage.defaultSearchDirectories()
