@@ -41,7 +41,8 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
     ///
     /// Each stage runs at most once, so the migration always ends: with the store at `destination`, or with an
     /// error — `NSMigrationError` for checksums listed twice, `NSStagedMigrationBackwardMigrationError`,
-    /// `NSManagedObjectModelReferenceNotFoundError` for a version no model has, `NSMigrationMissingMappingModelError`
+    /// `NSManagedObjectModelReferenceNotFoundError` (134504) for a store at a version no stage names (Apple's
+    /// "Cannot use staged migration with an unknown model version") or no model has, `NSMigrationMissingMappingModelError`
     /// when a step cannot be inferred, or what a handler throws. Every step runs in one transaction, so the store is
     /// left at the last version reached.
     func migrateStore(at url: URL, currentChecksum current: String, to destination: NSManagedObjectModel, candidates: [NSManagedObjectModel],
@@ -72,6 +73,9 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
             default:
                 throw CoreDataError.make(NSMigrationError, "Unknown migration stage \(type(of: stage))")
             }
+        }
+        guard order.contains(current) else {
+            throw CoreDataError.make(NSManagedObjectModelReferenceNotFoundError, "Cannot use staged migration with an unknown model version: no stage names the store's model version (checksum \(current))")
         }
         if let storeIndex = order.firstIndex(of: current), let destinationIndex = order.lastIndex(of: destination.versionChecksum), storeIndex > destinationIndex {
             throw CoreDataError.make(NSStagedMigrationBackwardMigrationError, "A store file cannot be migrated backwards with staged migration: the store's model version (\(current)) comes after the destination's (\(destination.versionChecksum)) in the stages")

@@ -127,15 +127,33 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func aStorePastEveryStageMigratesLightweightToTheDestination() throws {
-        // The store is at V2; the only stage starts at V1: it is passed over, and V2 → V3 is inferred.
+    func aStoreAtTheLastStagesVersionMigratesLightweightToTheDestination() throws {
+        // The store is at V2, the custom stage's next model; the destination is V3: V2 → V3 is inferred.
         let package = try MigrationTestModels.package(version3: MigrationTestModels.version3())
         let (v1, v2, v3) = try ((1...3).map { try MigrationTestModels.model(package, version: $0) }).tuple3
         let url = try LightweightMigrationTests.makeVersion1Store(package)
-        _ = try Self.add(url, model: v2, manager: NSStagedMigrationManager([NSLightweightMigrationStage([v1.versionChecksum])]))
+        func stage() -> NSCustomMigrationStage {
+            NSCustomMigrationStage(migratingFrom: NSManagedObjectModelReference(model: v1, versionChecksum: v1.versionChecksum),
+                                   to: NSManagedObjectModelReference(model: v2, versionChecksum: v2.versionChecksum))
+        }
+        _ = try Self.add(url, model: v2, manager: NSStagedMigrationManager([stage()]))
         #expect(v2.isConfiguration(withName: nil, compatibleWithStoreMetadata: try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)))
-        let context = try Self.add(url, model: v3, manager: NSStagedMigrationManager([NSLightweightMigrationStage([v1.versionChecksum])]))
+        let context = try Self.add(url, model: v3, manager: NSStagedMigrationManager([stage()]))
         #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Writer")) == 2)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aStoreAtAVersionNoStageNamesIsAnUnknownVersion() throws {
+        // Apple: "Cannot use staged migration with an unknown model version." (134504).
+        let package = try MigrationTestModels.package(version3: MigrationTestModels.version3())
+        let (_, v2, v3) = try ((1...3).map { try MigrationTestModels.model(package, version: $0) }).tuple3
+        let url = try LightweightMigrationTests.makeVersion1Store(package)
+        let snapshot = try LightweightMigrationTests.dump(url)
+        let error = #expect(throws: NSError.self) {
+            _ = try Self.add(url, model: v3, manager: NSStagedMigrationManager([NSLightweightMigrationStage([v2.versionChecksum])]))
+        }
+        #expect(error?.code == NSManagedObjectModelReferenceNotFoundError)
+        #expect(try LightweightMigrationTests.dump(url) == snapshot)
     }
 
     @Test(.timeLimit(.minutes(1)))
