@@ -9,9 +9,10 @@ struct StoreMigrateCommand: ParsableCommand {
         commandName: "migrate",
         abstract: "Migrate a store to a model's current version.",
         discussion: """
-            The version that wrote the store is found among the model's versions by its entity version hashes. An Xcode \
-            mapping model next to the model package is used when one names the two versions; otherwise the mapping is \
-            inferred (lightweight migration, in place, in one transaction). If anything fails the store is left as it was.
+            The version that wrote the store is found among the model's versions by its entity version hashes; when none \
+            did, the model the store carries (Z_MODELCACHE) is the source. An Xcode mapping model next to the model \
+            package is used when one names the two versions; otherwise the mapping is inferred (lightweight migration, in \
+            place, in one transaction). If anything fails the store is left as it was.
             """
     )
 
@@ -32,11 +33,16 @@ struct StoreMigrateCommand: ParsableCommand {
             return
         }
         let versions = try ToolSupport.versions(of: model)
-        guard let source = versions.first(where: { $0.model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) }) else {
-            throw CommandFailure("No version of \(model) wrote this store (its entity version hashes match none of: \(versions.map(\.name).joined(separator: ", ")))")
+        // The version that wrote the store; else the model the store carries (Z_MODELCACHE), which the library's
+        // automatic migration uses the same way.
+        let cached = try? NSPersistentStoreCoordinator.cachedModelForPersistentStore(at: URL(fileURLWithPath: store))
+        guard let source = versions.first(where: { $0.model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) })
+            ?? cached.flatMap({ $0.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) ? ("the model the store carries", $0) : nil })
+        else {
+            throw CommandFailure("No version of \(model) wrote this store (its entity version hashes match none of: \(versions.map(\.name).joined(separator: ", "))), and the store carries no model of its own")
         }
         let target = versions.first { $0.model.entityVersionHashesByName == destination.entityVersionHashesByName }?.name ?? "current"
-        print("Migrating from version \"\(source.name)\" to \"\(target)\"")
+        print(source.name == "the model the store carries" ? "Migrating from the model the store carries (Z_MODELCACHE) to \"\(target)\"" : "Migrating from version \"\(source.name)\" to \"\(target)\"")
         if dryRun {
             do {
                 let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: source.model, destinationModel: destination)

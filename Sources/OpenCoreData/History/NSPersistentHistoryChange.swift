@@ -82,11 +82,13 @@ open class NSPersistentHistoryChange: NSObject, NSCopying, KeyValueCoding {
 
     // MARK: Key-value coding
 
-    /// The value of a property by name (for predicates over changes).
+    /// The value of a property by name. `changedEntity` is the changed object's entity description (in history
+    /// fetch predicates, `changedEntity == %@` takes an entity description: see ``HistoryChangeRow``).
     ///
     /// For example:
     /// ```swift
-    /// change.value(forKey: "changeType")   // NSNumber 2 for a deletion
+    /// change.value(forKey: "changeType")      // NSNumber 2 for a deletion
+    /// change.value(forKey: "changedEntity")   // Mood's NSEntityDescription
     /// ```
     open func value(forKey key: String) -> Any? {
         switch key {

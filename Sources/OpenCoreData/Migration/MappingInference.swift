@@ -48,10 +48,8 @@ struct MappingInference {
                     attributes.append(NSPropertyMapping(name: attribute.name, valueExpression: sourceAttribute.map { Self.sourceKeyPath($0.name) }))
                 case let relationship as NSRelationshipDescription:
                     var expression: NSExpression?
-                    if let sourceRelationship = self.sourceRelationship(for: relationship, in: match, sourceByDestination: sourceByDestination),
-                        let sourceTarget = sourceRelationship.destinationEntity, let target = relationship.destinationEntity
-                    {
-                        expression = Self.destinationInstances(mappingName: Self.mappingName(source: sourceTarget, destination: target), keyPath: sourceRelationship.name)
+                    if let sourceRelationship = self.sourceRelationship(for: relationship, in: match, sourceByDestination: sourceByDestination) {
+                        expression = Self.destinationInstances(sourceRelationship: sourceRelationship.name)
                     }
                     relationships.append(NSPropertyMapping(name: relationship.name, valueExpression: expression))
                 default:
@@ -83,7 +81,15 @@ struct MappingInference {
         NSExpression(node: .keyPath(operand: NSExpression(forVariable: "source"), path: name))
     }
 
-    /// `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "<mapping>", $source.<key>)`.
+    /// `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:", "<name>", $source.<name>)`,
+    /// the expression Apple's inferred mappings give a relationship (its members, whichever mapping migrated them).
+    static func destinationInstances(sourceRelationship name: String) -> NSExpression {
+        NSExpression(node: .function(target: NSExpression(forVariable: "manager"), name: "destinationInstancesForSourceRelationshipNamed:sourceInstances:",
+                                     arguments: [NSExpression(forConstantValue: name), sourceKeyPath(name)]))
+    }
+
+    /// `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "<mapping>", $source.<key>)`,
+    /// the expression Xcode's mapping editor gives a relationship.
     static func destinationInstances(mappingName: String, keyPath: String) -> NSExpression {
         NSExpression(node: .function(target: NSExpression(forVariable: "manager"), name: "destinationInstancesForEntityMappingNamed:sourceInstances:",
                                      arguments: [NSExpression(forConstantValue: mappingName), sourceKeyPath(keyPath)]))

@@ -1,8 +1,9 @@
 /// How to migrate a store from one model version to another: one `NSEntityMapping` per entity.
 ///
-/// Infer one for a lightweight migration, or load one an Xcode mapping model describes:
+/// Infer one for a lightweight migration, or load one Xcode compiled (`.cdm`) or an Xcode mapping model describes:
 /// ```swift
 /// let inferred = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
+/// let compiled = NSMappingModel(contentsOf: Bundle.module.url(forResource: "V1toV2", withExtension: "cdm"))
 /// let explicit = NSMappingModel(contentsOf: Bundle.module.url(forResource: "V1toV2", withExtension: "xcmappingmodel"))
 /// ```
 open class NSMappingModel: NSObject, @unchecked Sendable {
@@ -19,16 +20,19 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
     /// Whether Core Data inferred this mapping (a lightweight migration, which the SQLite store performs in
     /// place with SQL).
     var isInferred = false
+    /// Whether the mapping was read from a compiled `.cdm` (matched to models by Apple's hash rule).
+    var isCompiled = false
     /// The Xcode paths of the models an Xcode mapping model was made for.
     var sourceModelPath: String?
     var destinationModelPath: String?
 
     public override init() { super.init() }
 
-    /// Loads a mapping model from an Xcode `.xcmappingmodel` package (or its `xcmapping.xml` file).
-    /// Returns `nil` if it cannot be read; `init(validatingContentsOf:)` throws the reason.
+    /// Loads a mapping model: a compiled one (`.cdm`, the keyed archive Xcode compiles an `.xcmappingmodel` into), or
+    /// an Xcode `.xcmappingmodel` package (or its `xcmapping.xml` file). Returns `nil` if it cannot be read;
+    /// `init(validatingContentsOf:)` throws the reason.
     public convenience init?(contentsOf url: URL?) {
-        guard let url, let loaded = try? XcodeMappingModelReader.load(url) else { return nil }
+        guard let url, let loaded = try? Self.load(url) else { return nil }
         self.init(copying: loaded)
     }
 
@@ -37,19 +41,32 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
         self.init(contentsOf: url)
     }
 
-    /// Loads a mapping model from an Xcode `.xcmappingmodel` package, throwing an `NSError` that names the
-    /// problem when it is missing or malformed.
+    /// Loads a mapping model (a compiled `.cdm` or an Xcode `.xcmappingmodel` package), throwing an `NSError` that
+    /// names the problem when it is missing or malformed.
     ///
     /// For example:
     /// ```swift
     /// let mapping = try NSMappingModel(validatingContentsOf: url)
     /// ```
     public convenience init(validatingContentsOf url: URL) throws {
-        self.init(copying: try XcodeMappingModelReader.load(url))
+        self.init(copying: try Self.load(url))
     }
 
-    /// The mapping model among `bundles`' resources (with `nil`: the main bundle and SwiftPM resource
-    /// folders) whose entity mappings name exactly the source and destination models' entity version hashes.
+    /// A compiled mapping model (a file that is a binary property list), else an Xcode one.
+    static func load(_ url: URL) throws -> NSMappingModel {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+            let data = try? Data(contentsOf: url), CompiledMappingModel.isArchive(data)
+        else { return try XcodeMappingModelReader.load(url) }
+        let mapping = try CompiledMappingModel.mappingModel(fromArchive: data)
+        mapping.isCompiled = true
+        return mapping
+    }
+
+    /// The mapping model among `bundles`' resources (with `nil`, or when none of them has one: the main bundle and
+    /// SwiftPM resource folders) made for these source and destination models: a compiled `.cdm` whose entity mappings'
+    /// version hashes are all among the models' (Apple's rule), or an Xcode `.xcmappingmodel` whose entity mappings
+    /// name exactly the models' entities and hashes.
     ///
     /// For example:
     /// ```swift
@@ -58,7 +75,9 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
     public convenience init?(from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?, destinationModel: NSManagedObjectModel?) {
         guard let sourceModel, let destinationModel else { return nil }
         let directories = bundles.map { $0.compactMap(\.resourceURL) } ?? ModelPackage.defaultSearchDirectories()
-        guard let found = MappingModelLookup.mappingModel(source: sourceModel, destination: destinationModel, directories: directories) else { return nil }
+        guard let found = MappingModelLookup.mappingModel(source: sourceModel, destination: destinationModel, directories: directories)
+            ?? (bundles == nil ? nil : MappingModelLookup.mappingModel(source: sourceModel, destination: destinationModel, directories: ModelPackage.defaultSearchDirectories()))
+        else { return nil }
         self.init(copying: found)
     }
 
@@ -83,6 +102,15 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
         return mapping
     }
 
+    /// Apple's rule for compiled mapping models: the entity mappings' source version hashes are all among the source
+    /// model's, and their destination hashes among the destination model's (each set non-empty).
+    func hashesFit(source: NSManagedObjectModel, destination: NSManagedObjectModel) -> Bool {
+        let mappings = entityMappings ?? []
+        let sourceHashes = Set(mappings.compactMap(\.sourceEntityVersionHash)), destinationHashes = Set(mappings.compactMap(\.destinationEntityVersionHash))
+        return !sourceHashes.isEmpty && !destinationHashes.isEmpty
+            && sourceHashes.isSubset(of: Set(source.entityVersionHashesByName.values)) && destinationHashes.isSubset(of: Set(destination.entityVersionHashesByName.values))
+    }
+
     /// Whether the entity mappings name exactly these models' entities and version hashes.
     func matches(source: NSManagedObjectModel, destination: NSManagedObjectModel) -> Bool {
         let mappings = entityMappings ?? []
@@ -100,6 +128,7 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
     convenience init(copying loaded: NSMappingModel) {
         self.init()
         entityMappings = loaded.entityMappings
+        isCompiled = loaded.isCompiled
         sourceModelPath = loaded.sourceModelPath
         destinationModelPath = loaded.destinationModelPath
     }

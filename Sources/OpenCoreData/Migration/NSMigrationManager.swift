@@ -27,15 +27,17 @@ open class NSMigrationManager: NSObject, KeyValueCoding {
     /// reports progress through key-value observing, which Linux lacks).
     open var progressHandler: ((Float) -> Void)?
 
-    private var _sourceContext: NSManagedObjectContext?
-    private var _destinationContext: NSManagedObjectContext?
-    private var _currentEntityMapping: NSEntityMapping?
+    var _sourceContext: NSManagedObjectContext?
+    var _destinationContext: NSManagedObjectContext?
+    var _currentEntityMapping: NSEntityMapping?
+    /// The property mapping whose expression is being evaluated.
+    var _currentPropertyMapping: NSPropertyMapping?
     private var _migrationProgress: Float = 0
     private var cancellation: Error?
-    /// Source ↔ destination instances by entity mapping name.
-    private var destinationsBySource: [String: [NSManagedObjectID: [NSManagedObject]]] = [:]
-    private var sourcesByDestination: [String: [ObjectIdentifier: NSManagedObject]] = [:]
-    private var destinationsByMapping: [String: [NSManagedObject]] = [:]
+    /// Source ↔ destination instances by entity mapping name (see NSMigrationManager+Associations.swift).
+    var destinationsBySource: [String: [NSManagedObjectID: [NSManagedObject]]] = [:]
+    var sourcesByDestination: [String: [ObjectIdentifier: NSManagedObject]] = [:]
+    var destinationsByMapping: [String: [NSManagedObject]] = [:]
 
     /// A manager for migrating stores of `sourceModel` to `destinationModel`.
     public init(sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel) {
@@ -96,10 +98,15 @@ open class NSMigrationManager: NSObject, KeyValueCoding {
             throw CoreDataError.make(NSMigrationManagerDestinationStoreError, "Can't create the destination store at \(dURL.path): \((error as NSError).localizedDescription)",
                                      userInfo: [NSUnderlyingErrorKey: error, NSFilePathErrorKey: dURL.path])
         }
+        // Both contexts work on plain `NSManagedObject`s: the app's subclasses (their `awakeFromInsert`, accessors
+        // and validation overrides) take no part in a migration, as in Apple's.
         let source = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         source.persistentStoreCoordinator = sourceCoordinator
+        source.faultClasses.makesPlainObjects = true
+        source.undoManager = nil
         let destination = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         destination.persistentStoreCoordinator = destinationCoordinator
+        destination.faultClasses.makesPlainObjects = true
         destination.undoManager = nil
         _sourceContext = source
         _destinationContext = destination
@@ -107,6 +114,7 @@ open class NSMigrationManager: NSObject, KeyValueCoding {
             _sourceContext = nil
             _destinationContext = nil
             _currentEntityMapping = nil
+            _currentPropertyMapping = nil
         }
         do {
             try runStages(mapping)
@@ -116,7 +124,12 @@ open class NSMigrationManager: NSObject, KeyValueCoding {
                 for (key, value) in sourceMetadata where !Self.modelMetadataKeys.contains(key) { metadata[key] = value }
                 destinationCoordinator.setMetadata(metadata, for: destinationStore)
             }
-            try destination.save()
+            do {
+                try destination.save()
+            } catch {
+                throw CoreDataError.make(NSMigrationError, "Failed to save new store: \((error as NSError).localizedDescription)",
+                                         userInfo: [NSUnderlyingErrorKey: error, "reason": "Failed to save new store."])
+            }
             try destinationCoordinator.remove(destinationStore)
             try sourceCoordinator.persistentStores.forEach(sourceCoordinator.remove)
             setProgress(1)
@@ -138,59 +151,86 @@ open class NSMigrationManager: NSObject, KeyValueCoding {
         try? FileManager.default.removeItem(at: ExternalBinaryStorage(storePath: url.path).directory.deletingLastPathComponent())
     }
 
+    /// The three stages, as Apple's migration manager runs them: per mapping, `begin`, the source instances (its
+    /// `sourceExpression`) and `createDestinationInstances`, then `endInstanceCreation`; per mapping,
+    /// `createRelationships` for its destination instances, then `endRelationshipCreation`; then every object of the
+    /// destination context is validated (`validateForUpdate`), and per mapping `performCustomValidation` then `end`.
+    /// Cancellation is checked after each step.
     private func runStages(_ mapping: NSMappingModel) throws {
         // Add and remove mappings, and mappings without a source or destination entity, migrate no instances.
         let entityMappings = (mapping.entityMappings ?? []).filter {
             $0.mappingType != .addEntityMappingType && $0.mappingType != .removeEntityMappingType && $0.sourceEntityName != nil && $0.destinationEntityName != nil
         }
-        var policies: [String: NSEntityMigrationPolicy] = [:]
-        var sourcesByMapping: [String: [NSManagedObject]] = [:]
-        var total = 0
-        for entityMapping in entityMappings {
-            let name = entityMapping.name ?? ""
-            policies[name] = try policy(for: entityMapping)
-            let sources = try sourceInstances(for: entityMapping)
-            sourcesByMapping[name] = sources
-            total += sources.count
+        var policies: [ObjectIdentifier: NSEntityMigrationPolicy] = [:]
+        for entityMapping in entityMappings { policies[ObjectIdentifier(entityMapping)] = try policy(for: entityMapping) }
+        func policyOf(_ entityMapping: NSEntityMapping) -> NSEntityMigrationPolicy { policies[ObjectIdentifier(entityMapping)]! }
+        let steps = Float(max(1, 3 * entityMappings.count))
+        func report(stage: Int, mapping index: Int, fraction: Float) {
+            setProgress(0.95 * (Float(stage * entityMappings.count + index) + fraction) / steps)
         }
-        let steps = Float(max(1, 2 * total))
-        var done = 0
         // Stage 1: destination instances.
-        for entityMapping in entityMappings {
-            let name = entityMapping.name ?? "", policy = policies[name]!
+        for (index, entityMapping) in entityMappings.enumerated() {
             _currentEntityMapping = entityMapping
-            try policy.begin(entityMapping, with: self)
-            for sourceInstance in sourcesByMapping[name] ?? [] {
+            try policyOf(entityMapping).begin(entityMapping, with: self)
+            try checkCancellation()
+            let sources = try sourceInstances(for: entityMapping)
+            for (number, sourceInstance) in sources.enumerated() {
+                try policyOf(entityMapping).createDestinationInstances(forSource: sourceInstance, in: entityMapping, manager: self)
                 try checkCancellation()
-                try policy.createDestinationInstances(forSource: sourceInstance, in: entityMapping, manager: self)
-                done += 1
-                setProgress(0.9 * Float(done) / steps)
+                report(stage: 0, mapping: index, fraction: Float(number + 1) / Float(sources.count))
             }
-            try policy.endInstanceCreation(forMapping: entityMapping, manager: self)
+            try policyOf(entityMapping).endInstanceCreation(forMapping: entityMapping, manager: self)
+            try checkCancellation()
         }
         // Stage 2: relationships.
-        for entityMapping in entityMappings {
-            let name = entityMapping.name ?? "", policy = policies[name]!
+        for (index, entityMapping) in entityMappings.enumerated() {
             _currentEntityMapping = entityMapping
-            for destinationInstance in destinationsByMapping[name] ?? [] {
+            let destinations = destinationsByMapping[entityMapping.name ?? ""] ?? []
+            for (number, destinationInstance) in destinations.enumerated() {
+                try policyOf(entityMapping).createRelationships(forDestination: destinationInstance, in: entityMapping, manager: self)
                 try checkCancellation()
-                try policy.createRelationships(forDestination: destinationInstance, in: entityMapping, manager: self)
+                report(stage: 1, mapping: index, fraction: Float(number + 1) / Float(destinations.count))
             }
-            done += sourcesByMapping[name]?.count ?? 0
-            setProgress(0.9 * Float(done) / steps)
-            try policy.endRelationshipCreation(forMapping: entityMapping, manager: self)
-        }
-        // Stage 3: validation, then the end of each mapping.
-        for entityMapping in entityMappings {
-            _currentEntityMapping = entityMapping
+            try policyOf(entityMapping).endRelationshipCreation(forMapping: entityMapping, manager: self)
             try checkCancellation()
-            try policies[entityMapping.name ?? ""]!.performCustomValidation(forMapping: entityMapping, manager: self)
         }
-        for entityMapping in entityMappings {
+        // Stage 3: validation of every destination object, then each mapping's own validation and end.
+        _currentEntityMapping = nil
+        try validateDestinationObjects()
+        for (index, entityMapping) in entityMappings.enumerated() {
             _currentEntityMapping = entityMapping
-            try policies[entityMapping.name ?? ""]!.end(entityMapping, manager: self)
+            try policyOf(entityMapping).performCustomValidation(forMapping: entityMapping, manager: self)
+            try checkCancellation()
+            try policyOf(entityMapping).end(entityMapping, manager: self)
+            try checkCancellation()
+            report(stage: 2, mapping: index, fraction: 1)
         }
-        try checkCancellation()
+    }
+
+    /// Validates every object of the destination context with `validateForUpdate()`, as Apple's migration does
+    /// once the relationships are made: one failure is thrown as it is, several as `NSValidationMultipleErrorsError`
+    /// (1560) listing each under `NSDetailedErrorsKey`. The invalid object under `NSValidationObjectErrorKey` is
+    /// replaced by its description (its context is gone when the error is seen).
+    private func validateDestinationObjects() throws {
+        var errors: [NSError] = []
+        let objects = destinationContext.registeredObjects.filter { !$0.isDeleted }
+        for object in objects.sorted(by: { $0.objectID.uriRepresentation().absoluteString < $1.objectID.uriRepresentation().absoluteString }) {
+            do {
+                try object.validateForUpdate()
+            } catch let error as NSError {
+                let found = error.code == NSValidationMultipleErrorsError ? (error.userInfo[NSDetailedErrorsKey] as? [NSError] ?? [error]) : [error]
+                for detail in found {
+                    guard let invalid = detail.userInfo[NSValidationObjectErrorKey] else { errors.append(detail); continue }
+                    var userInfo = detail.userInfo
+                    userInfo[NSValidationObjectErrorKey] = String(describing: invalid)
+                    errors.append(NSError(domain: detail.domain, code: detail.code, userInfo: userInfo))
+                }
+            }
+        }
+        if errors.count == 1 { throw errors[0] }
+        if errors.count > 1 {
+            throw CoreDataError.make(NSValidationMultipleErrorsError, "Multiple validation errors occurred.", userInfo: [NSDetailedErrorsKey: errors])
+        }
     }
 
     private func policy(for entityMapping: NSEntityMapping) throws -> NSEntityMigrationPolicy {
@@ -239,6 +279,9 @@ open class NSMigrationManager: NSObject, KeyValueCoding {
         if let destination { variables[NSMigrationDestinationObjectKey] = destination }
         if let propertyMapping { variables[NSMigrationPropertyMappingKey] = propertyMapping }
         if let policy { variables[NSMigrationEntityPolicyKey] = policy }
+        let enclosing = _currentPropertyMapping
+        _currentPropertyMapping = propertyMapping
+        defer { _currentPropertyMapping = enclosing }
         do {
             return try expression.expressionValueThrowing(with: source, context: variables)
         } catch let error as NSError where error.domain == NSCocoaErrorDomain && (1550...1690 ~= error.code || 132_000...134_999 ~= error.code) {
@@ -306,47 +349,5 @@ open class NSMigrationManager: NSObject, KeyValueCoding {
         sourcesByDestination = [:]
         destinationsByMapping = [:]
         _migrationProgress = 0
-    }
-
-    // MARK: Key-value coding (`$manager.sourceContext` in mapping expressions)
-
-    public func value(forKey key: String) -> Any? {
-        switch key {
-        case "sourceContext": return _sourceContext
-        case "destinationContext": return _destinationContext
-        case "sourceModel": return sourceModel
-        case "destinationModel": return destinationModel
-        case "mappingModel": return mappingModel
-        case "currentEntityMapping": return _currentEntityMapping
-        case "userInfo": return userInfo
-        case "migrationProgress": return migrationProgress
-        default: return nil
-        }
-    }
-}
-
-extension NSMigrationManager: PredicateFunctionTarget {
-    /// The migration manager's methods mapping expressions call with `FUNCTION($manager, …)`.
-    func invokePredicateFunction(_ selector: String, arguments: [Any?]) throws -> Any? {
-        switch selector {
-        case "destinationInstancesForEntityMappingNamed:sourceInstances:":
-            guard let name = arguments.first as? String else { throw PredicateError.evaluation("\(selector) needs an entity mapping name") }
-            let sources = arguments.count > 1 ? NSEntityMigrationPolicy.objects(in: arguments[1]) : []
-            return destinationInstances(forEntityMappingName: name, sourceInstances: sources)
-        case "sourceInstancesForEntityMappingNamed:destinationInstances:":
-            guard let name = arguments.first as? String else { throw PredicateError.evaluation("\(selector) needs an entity mapping name") }
-            let destinations = arguments.count > 1 ? NSEntityMigrationPolicy.objects(in: arguments[1]) : []
-            return sourceInstances(forEntityMappingName: name, destinationInstances: destinations)
-        case "fetchRequestForSourceEntityNamed:predicateString:":
-            guard let name = arguments.first as? String else { throw PredicateError.evaluation("\(selector) needs an entity name") }
-            let request = NSFetchRequest<NSManagedObject>(entityName: name)
-            request.includesSubentities = false
-            if arguments.count > 1, let format = arguments[1] as? String, format != "TRUEPREDICATE" {
-                request.predicate = try NSPredicate(validatingFormat: format, argumentArray: nil)
-            }
-            return request
-        default:
-            throw PredicateError.evaluation("NSMigrationManager does not respond to the selector \(selector)")
-        }
     }
 }

@@ -8,18 +8,22 @@ open class NSMigrationStage: NSObject, @unchecked Sendable {
     public override init() { super.init() }
 }
 
-/// A stage of lightweight migrations through consecutive model versions, named by their version checksums
-/// (oldest first); each version is found by its checksum among the stages' models and the bundles' resources.
+/// A stage of lightweight migration from the model versions it lists by version checksum: a store at one of them
+/// is migrated, with an inferred mapping, to the current model of the next custom stage — or to the destination model
+/// when no custom stage follows. Each version is found by its checksum among the stages' models, the model versions at
+/// hand and the store's own model.
 ///
-/// For example:
+/// For example (Apple's "V1 to V2, then V2 to V3 by hand"):
 /// ```swift
-/// let stage = NSLightweightMigrationStage([v1.versionChecksum, v2.versionChecksum])
+/// let lightweight = NSLightweightMigrationStage([v1.versionChecksum])
+/// let custom = NSCustomMigrationStage(migratingFrom: v2Reference, to: v3Reference)
+/// let manager = NSStagedMigrationManager([lightweight, custom])
 /// ```
 open class NSLightweightMigrationStage: NSMigrationStage, @unchecked Sendable {
-    /// The model versions, oldest first.
+    /// The model versions the stage migrates from.
     public let versionChecksums: [String]
 
-    /// A stage through the versions with these checksums.
+    /// A stage from the versions with these checksums.
     public init(_ checksums: [String]) {
         versionChecksums = checksums
         super.init()

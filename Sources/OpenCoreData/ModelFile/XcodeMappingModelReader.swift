@@ -114,10 +114,17 @@ enum XcodeMappingModelReader {
     }
 }
 
-/// Finds the explicit mapping model for a migration among mapping model packages.
+/// Finds the explicit mapping model for a migration among compiled mapping models (`.cdm`, matched by Apple's rule:
+/// their version hashes are among the models') and Xcode mapping model packages (matched exactly).
 enum MappingModelLookup {
     static func mappingModel(source: NSManagedObjectModel, destination: NSManagedObjectModel, directories: [URL]) -> NSMappingModel? {
         for directory in directories {
+            let compiled = ((try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? [])
+                .filter { $0.pathExtension == "cdm" }.sorted { $0.path < $1.path }
+            for url in compiled {
+                guard let mapping = try? NSMappingModel.load(url), mapping.hashesFit(source: source, destination: destination) else { continue }
+                return mapping
+            }
             for url in XcodeMappingModelReader.mappingModelURLs(in: directory) {
                 guard let mapping = try? XcodeMappingModelReader.load(url), mapping.matches(source: source, destination: destination) else { continue }
                 mapping.synthesizeExpressions(source: source, destination: destination)

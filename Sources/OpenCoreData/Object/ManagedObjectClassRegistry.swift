@@ -136,9 +136,13 @@ extension NSManagedObjectModel {
 /// Each context has its own, used only on the context's queue (hence the unchecked field).
 final class FaultClassCache {
     @exclusivity(unchecked) private var last: (entity: NSEntityDescription, generation: Int, objectClass: NSManagedObject.Type)?
+    /// Whether the context makes plain `NSManagedObject`s whatever the entity's class (the migration manager's
+    /// contexts: Apple's migration works on instances of `NSManagedObject`, not of the app's subclasses).
+    @exclusivity(unchecked) var makesPlainObjects = false
 
     /// The class of `entity`'s objects (``ManagedObjectClassRegistry/managedObjectClass(for:)``).
     func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
+        if makesPlainObjects { return NSManagedObject.self }
         let generation = ManagedObjectClassRegistry.generation.load(ordering: .acquiring)
         if let last, last.entity === entity, last.generation == generation { return last.objectClass }
         let objectClass = ManagedObjectClassRegistry.managedObjectClass(for: entity)

@@ -20,7 +20,8 @@ extension NSEntityDescription {
         guard let entity = entity(forEntityName: entityName, in: context) else {
             preconditionFailure("+entityForName: could not locate an entity named '\(entityName)' in the context's model.")
         }
-        let objectClass = ManagedObjectClassRegistry.managedObjectClass(for: entity)
+        // The context's answer: the entity's class, or `NSManagedObject` in a migration's contexts.
+        let objectClass = context.faultClasses.objectClass(for: entity)
         return objectClass.init(entity: entity, insertInto: context)
     }
 }

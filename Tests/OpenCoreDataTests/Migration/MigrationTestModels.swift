@@ -64,15 +64,28 @@ enum MigrationTestModels {
         """
     }
 
-    /// Writes `Library.xcdatamodeld` (current version `Library 2`) into a new temporary folder.
-    static func package(version2 second: String = version2()) throws -> URL {
+    /// Version 3: version 2 with `Publisher.city`; or, `inferable: false`, with `Tag.label` a binary attribute (a
+    /// change lightweight migration cannot infer).
+    static func version3(inferable: Bool = true) -> String {
+        let second = version2()
+        if inferable {
+            return second.replacingOccurrences(of: #"<entity name="Publisher" representedClassName="Publisher" syncable="YES" codeGenerationType="class">"#,
+                                               with: #"<entity name="Publisher" representedClassName="Publisher" syncable="YES" codeGenerationType="class"><attribute name="city" optional="YES" attributeType="String"/>"#)
+        }
+        return second.replacingOccurrences(of: #"<attribute name="label" optional="YES" attributeType="String"/>"#,
+                                           with: #"<attribute name="label" optional="YES" attributeType="Binary"/>"#)
+    }
+
+    /// Writes `Library.xcdatamodeld` (current version `Library 2`, or `Library 3` when `version3` is given) into a
+    /// new temporary folder.
+    static func package(version2 second: String = version2(), version3 third: String? = nil) throws -> URL {
         let package = try TemporaryDirectory.make().appendingPathComponent("Library.xcdatamodeld")
-        for (name, contents) in [("Library 1", version1), ("Library 2", second)] {
+        for (name, contents) in [("Library 1", version1), ("Library 2", second)] + (third.map { [("Library 3", $0)] } ?? []) {
             let folder = package.appendingPathComponent(name + ".xcdatamodel")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try Data(contents.utf8).write(to: folder.appendingPathComponent("contents"))
         }
-        let current = try PropertyListSerialization.data(fromPropertyList: ["_XCCurrentVersionName": "Library 2.xcdatamodel"], format: .xml, options: 0)
+        let current = try PropertyListSerialization.data(fromPropertyList: ["_XCCurrentVersionName": third == nil ? "Library 2.xcdatamodel" : "Library 3.xcdatamodel"], format: .xml, options: 0)
         try current.write(to: package.appendingPathComponent(".xccurrentversion"))
         return package
     }

@@ -89,4 +89,120 @@ import Testing
         }
         #expect(error?.code == NSStagedMigrationBackwardMigrationError)
     }
+
+    // MARK: Apple's stage semantics, and no migration that never ends
+
+    @Test(.timeLimit(.minutes(1)))
+    func aLightweightStageListsTheVersionsItMigratesFrom() throws {
+        // Apple's WWDC23 example: `NSLightweightMigrationStage([v1ModelChecksum])` is "V1 to V2", followed by a
+        // custom stage from V2 to V3.
+        let package = try MigrationTestModels.package(version3: MigrationTestModels.version3())
+        let url = try LightweightMigrationTests.makeVersion1Store(package)
+        let (v1, v2, v3) = try ((1...3).map { try MigrationTestModels.model(package, version: $0) }).tuple3
+        let lightweight = NSLightweightMigrationStage([v1.versionChecksum])
+        lightweight.label = "V1 to V2"
+        let custom = NSCustomMigrationStage(migratingFrom: NSManagedObjectModelReference(model: v2, versionChecksum: v2.versionChecksum),
+                                            to: NSManagedObjectModelReference(model: v3, versionChecksum: v3.versionChecksum))
+        var seen: [String] = []
+        custom.willMigrateHandler = { manager, _ in
+            let context = try #require(manager.container).newBackgroundContext()
+            try context.performAndWait {
+                // The store is at V2 here: writers, with a full name.
+                seen += try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Writer")).compactMap { $0.value(forKey: "fullName") as? String }
+            }
+        }
+        custom.didMigrateHandler = { manager, _ in
+            let context = try #require(manager.container).newBackgroundContext()
+            try context.performAndWait {
+                let publisher = NSEntityDescription.insertNewObject(forEntityName: "Publisher", into: context)
+                publisher.setValue("Acme", forKey: "name")
+                publisher.setValue("Paris", forKey: "city")
+                try context.save()
+            }
+        }
+        let context = try Self.add(url, model: v3, manager: NSStagedMigrationManager([lightweight, custom]))
+        #expect(seen.sorted() == ["Ada", "Bob"])
+        #expect(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Publisher")).map { $0.value(forKey: "city") as? String } == ["Paris"])
+        #expect(v3.isConfiguration(withName: nil, compatibleWithStoreMetadata: try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aStoreAtTheLastStagesVersionMigratesLightweightToTheDestination() throws {
+        // The store is at V2, the custom stage's next model; the destination is V3: V2 → V3 is inferred.
+        let package = try MigrationTestModels.package(version3: MigrationTestModels.version3())
+        let (v1, v2, v3) = try ((1...3).map { try MigrationTestModels.model(package, version: $0) }).tuple3
+        let url = try LightweightMigrationTests.makeVersion1Store(package)
+        func stage() -> NSCustomMigrationStage {
+            NSCustomMigrationStage(migratingFrom: NSManagedObjectModelReference(model: v1, versionChecksum: v1.versionChecksum),
+                                   to: NSManagedObjectModelReference(model: v2, versionChecksum: v2.versionChecksum))
+        }
+        _ = try Self.add(url, model: v2, manager: NSStagedMigrationManager([stage()]))
+        #expect(v2.isConfiguration(withName: nil, compatibleWithStoreMetadata: try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)))
+        let context = try Self.add(url, model: v3, manager: NSStagedMigrationManager([stage()]))
+        #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Writer")) == 2)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aStoreAtAVersionNoStageNamesIsAnUnknownVersion() throws {
+        // Apple: "Cannot use staged migration with an unknown model version." (134504).
+        let package = try MigrationTestModels.package(version3: MigrationTestModels.version3())
+        let (_, v2, v3) = try ((1...3).map { try MigrationTestModels.model(package, version: $0) }).tuple3
+        let url = try LightweightMigrationTests.makeVersion1Store(package)
+        let snapshot = try LightweightMigrationTests.dump(url)
+        let error = #expect(throws: NSError.self) {
+            _ = try Self.add(url, model: v3, manager: NSStagedMigrationManager([NSLightweightMigrationStage([v2.versionChecksum])]))
+        }
+        #expect(error?.code == NSManagedObjectModelReferenceNotFoundError)
+        #expect(try LightweightMigrationTests.dump(url) == snapshot)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aChecksumListedTwiceIsAnErrorNotAnEndlessLoop() throws {
+        let package = try MigrationTestModels.package()
+        let url = try LightweightMigrationTests.makeVersion1Store(package)
+        let snapshot = try LightweightMigrationTests.dump(url)
+        let v1 = try MigrationTestModels.model(package, version: 1), v2 = try MigrationTestModels.model(package, version: 2)
+        for stages in [[NSLightweightMigrationStage([v1.versionChecksum, v1.versionChecksum])],
+                       [NSLightweightMigrationStage([v1.versionChecksum]), NSLightweightMigrationStage([v1.versionChecksum, v2.versionChecksum])]] {
+            let error = #expect(throws: NSError.self) { _ = try Self.add(url, model: v2, manager: NSStagedMigrationManager(stages)) }
+            #expect(error?.code == NSMigrationError)
+            #expect(error?.localizedDescription.contains("Duplicate version checksums") == true)
+        }
+        #expect(try LightweightMigrationTests.dump(url) == snapshot)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aThrowingHandlerEndsTheMigrationWithItsErrorAndTheStoreStays() throws {
+        let package = try MigrationTestModels.package()
+        let url = try LightweightMigrationTests.makeVersion1Store(package)
+        let snapshot = try LightweightMigrationTests.dump(url)
+        let source = try MigrationTestModels.model(package, version: 1), destination = try MigrationTestModels.model(package, version: 2)
+        let stage = NSCustomMigrationStage(migratingFrom: NSManagedObjectModelReference(model: source, versionChecksum: source.versionChecksum),
+                                           to: NSManagedObjectModelReference(model: destination, versionChecksum: destination.versionChecksum))
+        stage.willMigrateHandler = { _, _ in throw NSError(domain: "App", code: 42, userInfo: [NSLocalizedDescriptionKey: "not today"]) }
+        let error = #expect(throws: NSError.self) { _ = try Self.add(url, model: destination, manager: NSStagedMigrationManager([stage])) }
+        #expect(error?.domain == "App" && error?.code == 42)
+        #expect(try LightweightMigrationTests.dump(url) == snapshot)
+        // The store still opens with its own version, at once.
+        _ = try HierarchyMigrationModels.context(url, model: source)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func stagesThatCannotReachTheDestinationEndWithAMissingMappingError() throws {
+        let package = try MigrationTestModels.package(version3: MigrationTestModels.version3(inferable: false))
+        let url = try LightweightMigrationTests.makeVersion1Store(package)
+        let (v1, _, v3) = try ((1...3).map { try MigrationTestModels.model(package, version: $0) }).tuple3
+        let error = #expect(throws: NSError.self) {
+            _ = try Self.add(url, model: v3, manager: NSStagedMigrationManager([NSLightweightMigrationStage([v1.versionChecksum])]))
+        }
+        #expect(error?.code == NSMigrationMissingMappingModelError)
+        #expect((error?.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == NSInferredMappingModelError)
+        // Nothing was migrated: the store is still at V1 (the one step, V1 → V3, failed before it began).
+        #expect(v1.isConfiguration(withName: nil, compatibleWithStoreMetadata: try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)))
+    }
+}
+
+extension Array {
+    /// The first three elements (the array has at least three).
+    var tuple3: (Element, Element, Element) { (self[0], self[1], self[2]) }
 }

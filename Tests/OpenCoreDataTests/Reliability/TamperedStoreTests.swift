@@ -66,8 +66,22 @@ import Testing
         // Opening with the older model: the entity hashes do not match (134100).
         let plain = try Self.refusal(url, "a newer store, no migration")
         #expect(plain?.code == NSPersistentStoreIncompatibleVersionHashError)
-        // With automatic migration there is no model for the store's hashes: Apple's "Can't find model for source store" (134130).
-        let migrating = try Self.refusal(url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true], "a newer store, automatic migration")
+        // With automatic migration, Apple's source model search (`NSStoreMigrationPolicy sourceModelForStoreAtURL:`)
+        // ends with the model cached in the store: a copy of the store migrates back to the older model by inference,
+        // without what the older model lacks (DEVIATIONS.md M6).
+        let copy = url.deletingLastPathComponent().appendingPathComponent("NewerCopy.sqlite")
+        try FileManager.default.copyItem(at: url, to: copy)
+        let older = NSPersistentStoreCoordinator(managedObjectModel: BatchModel.shared)
+        try older.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: copy,
+                                     options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        let olderContext = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        olderContext.persistentStoreCoordinator = older
+        #expect(try olderContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")) == 5)
+        #expect(try RawSQLite.rows(copy.path, "SELECT name FROM sqlite_master WHERE name = 'ZGADGET'").isEmpty)
+        // Without a model of its own there is no model for the store's hashes: Apple's "Can't find model for source
+        // store" (134130).
+        try RawSQLite.execute(url.path, "DELETE FROM Z_MODELCACHE")
+        let migrating = try Self.refusal(url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true], "a newer store without a model cache, automatic migration")
         #expect(migrating?.code == NSMigrationMissingSourceModelError)
         // The newer model still opens it: nothing was lost.
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: newer)

@@ -141,6 +141,17 @@ struct CoreDataCommandsTests {
     }
 
     @Test(.enabled(if: Corpus.isAvailable, Corpus.missingMessage))
+    func storeMigrateUsesTheModelTheStoreCarriesWhenNoVersionWroteIt() throws {
+        let store = try Corpus.storeCopy("wireapp__wire-ios-data-model__store2-80-0.wiredatabase")
+        let model = Corpus.models.appendingPathComponent("wireapp__wire-ios-data-model__zmessaging__zmessaging2.101.0.xml").path
+        let before = try ModelCacheMigrationTests.rowCounts(store)
+        let output = try Self.succeeds(["store", "migrate", store.path, "--model", model])
+        #expect(output.contains("Migrating from the model the store carries (Z_MODELCACHE)"))
+        #expect(try ModelCacheMigrationTests.rowCounts(store)["User"] == before["User"])
+        #expect(try Self.succeeds(["store", "migrate", store.path, "--model", model]).contains("already at the model's current version"))
+    }
+
+    @Test(.enabled(if: Corpus.isAvailable, Corpus.missingMessage))
     func storeCheckReportsIntegrityAndModelConsistency() throws {
         let store = try Corpus.storeCopy("objcio__core-data__Moody_5.moody")
         let good = try Self.succeeds(["store", "check", store.path, "--model", Self.moodyPackage().path])
@@ -207,6 +218,12 @@ struct CoreDataCommandsTests {
         let coordinator = try NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel(validatingContentsOf: URL(fileURLWithPath: library), versionName: "Library"))
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store, options: nil)
         try coordinator.remove(coordinator.persistentStores[0])
+        if kind == "migrate-no-version" {
+            // Without a model of its own, a store no version of the model wrote cannot be migrated.
+            let connection = try SQLiteConnection(path: store.path)
+            try connection.execute("DELETE FROM Z_MODELCACHE")
+            connection.close()
+        }
         let missing = directory.appendingPathComponent("none").path
         let gallery = try GalleryModel.package().path
         let cases: [String: (arguments: [String], fragment: String)] = [

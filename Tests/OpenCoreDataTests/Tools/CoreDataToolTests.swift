@@ -25,6 +25,23 @@ struct CoreDataToolTests {
         #expect(NSManagedObjectModel(contentsOf: mom)?.entityVersionHashesByName == (try NSManagedObjectModel(validatingContentsOf: version)).entityVersionHashesByName)
     }
 
+    @Test("model compile: .xcmappingmodel → .cdm that NSMappingModel loads, with its models' hashes",
+          .enabled(if: Corpus.isAvailable, Corpus.missingMessage))
+    func compileMapping() throws {
+        let folder = try MoodyMigrationChainTests.migrationsFolder()
+        let source = folder.appendingPathComponent("Moody5ToMoody6.xcmappingmodel")
+        let output = try TemporaryDirectory.make().appendingPathComponent("Moody5ToMoody6.cdm")
+        let result = try CoreDataTool.run(["model", "compile", source.path, output.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let compiled = try NSMappingModel(validatingContentsOf: output)
+        let package = folder.appendingPathComponent("Moody.xcdatamodeld")
+        let five = try NSManagedObjectModel(validatingContentsOf: package, versionName: "Moody 5"), six = try NSManagedObjectModel(validatingContentsOf: package, versionName: "Moody 6")
+        #expect(compiled.hashesFit(source: five, destination: six))
+        #expect(compiled.entityMappingsByName["CountryToCountry"]?.entityMigrationPolicyClassName == "Migrations.Country5ToCountry6Policy")
+        let wrongName = try CoreDataTool.run(["model", "compile", source.path, output.deletingLastPathComponent().appendingPathComponent("Moody.mom").path])
+        #expect(wrongName.status != 0 && wrongName.stderr.contains("compiles to a .cdm file"))
+    }
+
     @Test("store model prints the cached model of the Moody store: entities, attribute types, relationships, hashes",
           .enabled(if: Corpus.isAvailable, Corpus.missingMessage))
     func storeModel() throws {

@@ -24,6 +24,15 @@ extension SQLiteStore {
         try statement.execute()
     }
 
+    /// The model decoded from the model cache of the store open on `connection`; nil when the store has none (no
+    /// `Z_MODELCACHE` table or an empty one). Throws `NSCoderReadCorruptError` (4864) when the cache cannot be decoded.
+    static func cachedModel(on connection: SQLiteConnection) throws -> NSManagedObjectModel? {
+        guard try connection.fetchValue("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_MODELCACHE'") == .integer(1),
+            let row = try connection.fetchAll("SELECT Z_CONTENT FROM Z_MODELCACHE").first, case .blob(let blob) = row[0]
+        else { return nil }
+        return try CompiledModelReader.model(fromModelCache: blob)
+    }
+
     /// The model decoded from the model cache of the store file at `url`, opened read-only.
     ///
     /// Errors (NSCocoaErrorDomain): `NSFileReadNoSuchFileError` (260) when there is no file,

@@ -5,23 +5,26 @@
 /// transaction rolls back and the file is exactly as before.
 ///
 /// It runs mappings whose expressions are the ones inference makes (`$source.<key>` for attributes,
-/// `destinationInstancesForEntityMappingNamed:sourceInstances:` over `$source.<key>` for relationships);
+/// `destinationInstancesForSourceRelationshipNamed:sourceInstances:` — or Xcode's
+/// `destinationInstancesForEntityMappingNamed:sourceInstances:` — over `$source.<key>` for relationships);
 /// `canRun(_:)` says whether a mapping qualifies. Others go through `NSMigrationManager`.
 final class SQLiteLightweightMigration {
-    private let connection: SQLiteConnection
-    private let source: SQLiteSchema
-    private let destination: SQLiteSchema
+    let connection: SQLiteConnection
+    let source: SQLiteSchema
+    let destination: SQLiteSchema
     private let mapping: NSMappingModel
     private let progress: (Float) -> Void
     /// Destination entity → the source entity its rows come from.
-    private var sourceEntityByDestination: [ObjectIdentifier: NSEntityDescription] = [:]
+    var sourceEntityByDestination: [ObjectIdentifier: NSEntityDescription] = [:]
     /// Entity mapping by destination entity.
-    private var mappingByDestination: [ObjectIdentifier: NSEntityMapping] = [:]
+    var mappingByDestination: [ObjectIdentifier: NSEntityMapping] = [:]
     private var pairTableCount = 0
     /// The store's tables that belong to the source model's layout.
     private let oldTables: [String]
 
     static let oldTablePrefix = "Z_OCDOLD_"
+    /// The first `Z_ENT` of Core Data's own tables (`ACHANGE` is 16001); a model's entities are numbered below it.
+    static let firstInternalEntityNumber = 16_000
 
     init(connection: SQLiteConnection, sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel,
          mapping: NSMappingModel, progress: @escaping (Float) -> Void = { _ in }) throws {
@@ -68,15 +71,15 @@ final class SQLiteLightweightMigration {
         return true
     }
 
-    /// The `(entity mapping name, source key)` of a `destinationInstancesForEntityMappingNamed:sourceInstances:`
-    /// expression over `$source.<key>`.
-    static func relationshipSource(of expression: NSExpression?) -> (mappingName: String, key: String)? {
+    /// The source key of a relationship expression over `$source.<key>`: Apple's inferred
+    /// `destinationInstancesForSourceRelationshipNamed:sourceInstances:` or Xcode's
+    /// `destinationInstancesForEntityMappingNamed:sourceInstances:`.
+    static func relationshipSource(of expression: NSExpression?) -> String? {
         guard let expression, case .function(let target?, let name, let arguments) = expression.node,
-            name == "destinationInstancesForEntityMappingNamed:sourceInstances:", arguments.count == 2,
-            case .variable("manager") = target.node, case .constant(let mappingName as String) = arguments[0].node,
-            let key = MappingInference.sourceKey(of: arguments[1])
+            name == "destinationInstancesForSourceRelationshipNamed:sourceInstances:" || name == "destinationInstancesForEntityMappingNamed:sourceInstances:",
+            arguments.count == 2, case .variable("manager") = target.node, case .constant(_ as String) = arguments[0].node
         else { return nil }
-        return (mappingName, key)
+        return MappingInference.sourceKey(of: arguments[1])
     }
 
     /// Runs the migration in one exclusive transaction and rewrites the metadata (keeping the store UUID).
@@ -96,6 +99,7 @@ final class SQLiteLightweightMigration {
             for table in oldTables { try connection.execute("DROP TABLE IF EXISTS \(SQLiteStore.quoted(Self.oldTablePrefix + table))") }
             for index in 0..<pairTableCount { try connection.execute("DROP TABLE IF EXISTS temp.Z_OCDPAIRS_\(index)") }
             try rewritePrimaryKeys()
+            try rewriteHistory()
             try rewriteMetadata()
             do {
                 for statement in destination.indexStatements() + destination.triggerStatements() { try connection.execute(statement) }
@@ -219,7 +223,7 @@ final class SQLiteLightweightMigration {
         for entity in destination.entitiesInOrder where entity.isKindOf(entity: relationship.entity) {
             guard let sourceEntity = sourceEntityByDestination[ObjectIdentifier(entity)],
                 let expression = mappingByDestination[ObjectIdentifier(entity)]?.relationshipMapping(named: relationship.name)?.valueExpression,
-                let (_, key) = Self.relationshipSource(of: expression),
+                let key = Self.relationshipSource(of: expression),
                 let sourceRelationship = sourceEntity.propertiesByName[key] as? NSRelationshipDescription, !sourceRelationship.isTransient,
                 !found.contains(where: { $0 === sourceRelationship })
             else { continue }
@@ -344,13 +348,14 @@ final class SQLiteLightweightMigration {
     // MARK: Bookkeeping
 
     /// Rewrites `Z_PRIMARYKEY` for the destination entities; a root's `Z_MAX` never goes below the source's,
-    /// so primary keys of deleted objects are not reused.
+    /// so primary keys of deleted objects are not reused. The rows of Core Data's own tables (numbers from 16000:
+    /// the history tables' counters, which keep transaction numbers from being reused) stay.
     private func rewritePrimaryKeys() throws {
         var oldMax: [String: Int64] = [:]
-        for row in try connection.fetchAll("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY") {
+        for row in try connection.fetchAll("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < \(Self.firstInternalEntityNumber)") {
             if case .text(let name) = row[0], case .integer(let max) = row[1] { oldMax[name] = max }
         }
-        try connection.execute("DELETE FROM Z_PRIMARYKEY")
+        try connection.execute("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < \(Self.firstInternalEntityNumber)")
         let insert = try connection.prepare("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)")
         for (index, entity) in destination.entitiesInOrder.enumerated() {
             var max: Int64 = 0

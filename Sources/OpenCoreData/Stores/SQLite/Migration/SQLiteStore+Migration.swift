@@ -29,12 +29,15 @@ extension SQLiteStore {
     /// Migrates the open store file from the model version that wrote it (found by its version hashes) to
     /// `model`, as `NSMigratePersistentStoresAutomaticallyOption` asks: with a mapping model found next to the
     /// model or in the bundles' resources, else — with `NSInferMappingModelAutomaticallyOption` — an inferred
-    /// one, which runs in place with SQL. On failure the file is left as it was and the error says why
-    /// (`NSMigrationMissingSourceModelError`, `NSMigrationMissingMappingModelError`, `NSInferredMappingModelError`, …).
+    /// one, which runs in place with SQL. When no model version at hand wrote the store, the model the store
+    /// carries (`Z_MODELCACHE`) is the source, as Apple's source model search does for SQLite stores. On failure the file is left as it was and the error says why (`NSMigrationMissingSourceModelError`,
+    /// `NSMigrationMissingMappingModelError`, `NSInferredMappingModelError`, …).
     func migrateOpenStore(metadata: [String: Any], to model: NSManagedObjectModel) throws {
         let directories = ModelPackage.defaultSearchDirectories()
-        guard let sourceModel = MigrationModelLookup.sourceModel(forStoreMetadata: metadata, destination: model, directories: directories) else {
-            throw CoreDataError.make(NSMigrationMissingSourceModelError, "Can't find the model for the source store at \(path): no model version has its entity version hashes",
+        guard let sourceModel = try MigrationModelLookup.sourceModel(forStoreMetadata: metadata, destination: model, directories: directories)
+            ?? cachedSourceModel(metadata: metadata)
+        else {
+            throw CoreDataError.make(NSMigrationMissingSourceModelError, "Can't find the model for the source store at \(path): no model version has its entity version hashes, and the store carries no model of its own",
                                      userInfo: ["metadata": metadata, NSFilePathErrorKey: path])
         }
         let mapping: NSMappingModel
@@ -56,6 +59,22 @@ extension SQLiteStore {
 }
 
 extension SQLiteStore {
+    /// The model in the store's model cache, when it is the one that wrote the store (its entity version hashes are
+    /// the metadata's); nil when there is no cache. A cache that cannot be decoded is an error
+    /// (`NSMigrationMissingSourceModelError` with the decoding error as the cause).
+    func cachedSourceModel(metadata: [String: Any]) throws -> NSManagedObjectModel? {
+        let cached: NSManagedObjectModel?
+        do {
+            cached = try Self.cachedModel(on: connection)
+        } catch {
+            throw CoreDataError.make(NSMigrationMissingSourceModelError, "Can't find the model for the source store at \(path): no model version has its entity version hashes, and the store's own copy cannot be read",
+                                     userInfo: [NSUnderlyingErrorKey: error, "metadata": metadata, NSFilePathErrorKey: path])
+        }
+        guard let cached, cached.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) else { return nil }
+        cached.sourceURL = URL(fileURLWithPath: path)
+        return cached
+    }
+
     /// Migrates with `NSMigrationManager` into a new file beside the store, then copies the result over the
     /// store in one transaction (SQLite's backup API) and removes the new file.
     func migrateWithManager(sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel, mapping: NSMappingModel) throws {
@@ -80,7 +99,9 @@ extension SQLiteStore {
         let hashes = (metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]).compactMapValues { $0 as? Data }
         let checksum = metadata[NSPersistentStoreModelVersionChecksumKey] as? String ?? ModelDigests.versionChecksum(hashes)
         let directories = ModelPackage.defaultSearchDirectories()
-        let candidates = MigrationModelLookup.candidatePackages(destination: model, directories: directories).flatMap(MigrationModelLookup.versions(of:))
-        try manager.migrateStore(at: URL(fileURLWithPath: path), currentChecksum: checksum, to: model, candidates: candidates)
+        var candidates = MigrationModelLookup.candidatePackages(destination: model, directories: directories).flatMap(MigrationModelLookup.versions(of:))
+        // The store's own model resolves its version when no model version at hand has that checksum.
+        if !candidates.contains(where: { $0.versionChecksum == checksum }), let cached = try cachedSourceModel(metadata: metadata) { candidates.append(cached) }
+        try manager.migrateStore(at: URL(fileURLWithPath: path), currentChecksum: checksum, to: model, candidates: candidates, options: options)
     }
 }
