@@ -22,13 +22,15 @@ extension NSManagedObject {
     }
 
     /// The implementation of `value` (the overridable method is declared in the class body).
+    /// Values computed along the path (collection operators, string and number keys) come back as Apple's do,
+    /// numbers as `NSNumber`s (``FoundationBridging``); attribute values already are.
     func valueImpl(forKeyPath keyPath: String) -> Any? {
         guard let dot = keyPath.firstIndex(of: "."), !keyPath.hasPrefix("@") else {
-            return keyPath.hasPrefix("@") ? KeyPathValues.value(of: self, keyPath: keyPath) : value(forKey: keyPath)
+            return keyPath.hasPrefix("@") ? FoundationBridging.object(KeyPathValues.value(of: self, keyPath: keyPath)) : value(forKey: keyPath)
         }
         let first = String(keyPath[..<dot])
         let rest = String(keyPath[keyPath.index(after: dot)...])
-        return KeyPathValues.value(of: value(forKey: first), keyPath: rest)
+        return FoundationBridging.object(KeyPathValues.value(of: value(forKey: first), keyPath: rest))
     }
 
     /// The implementation of `setValue` (the overridable method is declared in the class body).
