@@ -22,15 +22,13 @@ extension NSManagedObject {
     }
 
     /// The implementation of `value` (the overridable method is declared in the class body).
-    /// Values computed along the path (collection operators, string and number keys) come back as Apple's do,
-    /// numbers as `NSNumber`s (``FoundationBridging``); attribute values already are.
     func valueImpl(forKeyPath keyPath: String) -> Any? {
         guard let dot = keyPath.firstIndex(of: "."), !keyPath.hasPrefix("@") else {
-            return keyPath.hasPrefix("@") ? FoundationBridging.object(KeyPathValues.value(of: self, keyPath: keyPath)) : value(forKey: keyPath)
+            return keyPath.hasPrefix("@") ? KeyPathValues.value(of: self, keyPath: keyPath) : value(forKey: keyPath)
         }
         let first = String(keyPath[..<dot])
         let rest = String(keyPath[keyPath.index(after: dot)...])
-        return FoundationBridging.object(KeyPathValues.value(of: value(forKey: first), keyPath: rest))
+        return KeyPathValues.value(of: value(forKey: first), keyPath: rest)
     }
 
     /// The implementation of `setValue` (the overridable method is declared in the class body).
@@ -214,11 +212,14 @@ extension NSManagedObject {
 
 /// Key-path evaluation below the first key (through objects, collections and collection operators).
 enum KeyPathValues {
+    /// The rest of a key path on a value: a managed object's own `value(forKeyPath:)` (whose attribute values are
+    /// already `NSNumber`s), else key-value coding on the value, whose computed numbers (collection operators, string
+    /// lengths) come back as Apple's do, as `NSNumber`s (``FoundationBridging``).
     static func value(of root: Any?, keyPath: String) -> Any? {
         guard let root else { return nil }
         if let object = root as? NSManagedObject, !keyPath.hasPrefix("@") { return object.value(forKeyPath: keyPath) }
         do {
-            return try KeyValueCodingEngine.value(of: root, forKeyPath: keyPath)
+            return FoundationBridging.object(try KeyValueCodingEngine.value(of: root, forKeyPath: keyPath))
         } catch {
             preconditionFailure(PredicateError.message(of: error))
         }
