@@ -53,35 +53,20 @@ enum FoundationBridging {
     }
 
     /// `value` in Apple's form, or nil when that is `value` itself (so collections are copied only when an element
-    /// changes).
+    /// changes). Objects (the usual elements: NSNumbers, managed objects) are recognized first, by their type; the
+    /// collections key-value coding makes (`[Any]`, `Set<AnyHashable>`) by exact type; general casts come last.
     private static func changed(_ value: Any, depth: Int) -> Any? {
-        if let number = scalar(value) { return number }
         let valueType = type(of: value)
-        if valueType is AnyObject.Type || valueType == String.self || valueType == Date.self || valueType == Data.self
-            || valueType == UUID.self || valueType == URL.self { return nil }
+        if valueType is AnyObject.Type { return nil }
+        if let number = scalar(value) { return number }
+        if valueType == String.self || valueType == Date.self || valueType == Data.self || valueType == UUID.self || valueType == URL.self {
+            return nil
+        }
         guard depth < maximumDepth else { return nil }
-        if let box = value as? any AnyOptionalBox {
-            guard let wrapped = box.wrappedAny else { return nil }
-            return object(wrapped, depth: depth + 1)
-        }
-        if let array = value as? [Any] {
-            return mapped(array, depth: depth)
-        }
-        if let set = value as? Set<AnyHashable> {
-            guard let elements = mapped(set.map(\.base), depth: depth) else { return nil }
-            var result = Set<AnyHashable>()
-            for element in elements {
-                // Linux Foundation's NSDecimalNumber.hash recurses until the stack overflows: a set keeps its
-                // decimals as `Decimal`s (which cast to `Decimal` as Apple's NSDecimalNumbers do).
-                if let decimal = element as? NSDecimalNumber {
-                    result.insert(AnyHashable(decimal.decimalValue))
-                    continue
-                }
-                guard let hashable = element as? AnyHashable else { return nil }
-                result.insert(hashable)
-            }
-            return result
-        }
+        if let set = exactly(value, Set<AnyHashable>.self) { return bridgedSet(set, depth: depth) }
+        if let array = exactly(value, [Any].self) { return mapped(array, depth: depth) }
+        if let array = value as? [Any] { return mapped(array, depth: depth) }
+        if let set = value as? Set<AnyHashable> { return bridgedSet(set, depth: depth) }
         if let dictionary = value as? [String: Any] {
             guard dictionary.values.contains(where: { changed($0, depth: depth + 1) != nil }) else { return nil }
             return dictionary.mapValues { object($0, depth: depth + 1) }
@@ -90,7 +75,36 @@ enum FoundationBridging {
             guard dictionary.values.contains(where: { changed($0, depth: depth + 1) != nil }) else { return nil }
             return dictionary.mapValues { object($0, depth: depth + 1) }
         }
+        if let box = value as? any AnyOptionalBox {
+            guard let wrapped = box.wrappedAny else { return nil }
+            return object(wrapped, depth: depth + 1)
+        }
         return nil
+    }
+
+    /// A set with its elements bridged, or nil when none changes.
+    private static func bridgedSet(_ set: Set<AnyHashable>, depth: Int) -> Any? {
+        guard set.contains(where: { changed($0.base, depth: depth + 1) != nil }) else { return nil }
+        var result = Set<AnyHashable>()
+        for element in set {
+            let bridged = object(element.base, depth: depth + 1)
+            // Linux Foundation's NSDecimalNumber.hash recurses until the stack overflows: a set keeps its decimals as
+            // `Decimal`s (which cast to `Decimal` as Apple's NSDecimalNumbers do).
+            if let decimal = bridged as? NSDecimalNumber {
+                result.insert(AnyHashable(decimal.decimalValue))
+            } else if let hashable = bridged as? AnyHashable {
+                result.insert(hashable)
+            } else {
+                result.insert(element)
+            }
+        }
+        return result
+    }
+
+    /// `value` when its type is exactly `Wanted` (found by opening the existential: no dynamic cast).
+    private static func exactly<Wanted>(_ value: Any, _: Wanted.Type) -> Wanted? {
+        func open<Opened>(_ opened: Opened) -> Wanted? { Opened.self == Wanted.self ? unsafeBitCast(opened, to: Wanted.self) : nil }
+        return _openExistential(value, do: open)
     }
 
     /// The elements bridged, or nil when none changed.
