@@ -243,13 +243,26 @@ struct ValueBridgingTests {
     func attributeValues(kind: StoreKind) throws {
         let stack = try ConformanceStack(kind)
         let writer = stack.newContext()
-        try writer.performAndWait {
+        var changeRows: [Row] = []
+        // What change tracking reports, and what the objects of the did-save notification hold.
+        let note = try didSaveNotification(of: writer) { writer in
             let person = writer.insertObject("Person", ["name": "Ann"])
             let sample = writer.insertObject("Sample", ["owner": person])
             for (key, value, _) in Self.attributes { sample.setValue(value, forKey: key) }
             writer.insertObject("Sample", ["int16": Int16(3), "double": 1.0, "owner": person])
-            try writer.save()
+            let changes = sample.changedValues()
+            for (key, _, expected) in Self.attributes {
+                changeRows.append(Row(source: "\(kind) changedValues \(key)", value: changes[key], expected: expected))
+            }
         }
+        writer.performAndWait {
+            let inserted = (note.userInfo?[NSInsertedObjectsKey] as? Set<NSManagedObject>) ?? []
+            let saved = inserted.first { $0.entity.name == "Sample" && $0.value(forKey: "string") as? String == "9" }
+            for (key, _, expected) in Self.attributes {
+                changeRows.append(Row(source: "\(kind) did-save notification object \(key)", value: saved?.value(forKey: key), expected: expected))
+            }
+        }
+        Self.check(changeRows)
         let reader = try stack.reopened().newContext()
         try reader.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "Sample")
