@@ -1,8 +1,9 @@
 /// `.dictionaryResultType`: each result a dictionary of the requested properties — attributes, to-one
-/// relationships (as object IDs), key paths, and `NSExpressionDescription`s — with Apple's aggregate semantics:
+/// relationships (as object IDs), key paths, `"objectID"` (the row's object ID, as Apple's), and
+/// `NSExpressionDescription`s — with Apple's aggregate semantics:
 /// aggregates (`count:`, `sum:`, `average:`, `min:`, `max:`) summarize all matching rows, or each group of
 /// `propertiesToGroupBy`; `havingPredicate` filters the groups; `returnsDistinctResults` drops repeats. Keys
-/// whose value is nil are left out, as Apple's are.
+/// whose value is nil are left out, as Apple's are. Numbers are `NSNumber`s (``FoundationBridging``).
 extension FetchPlan {
     /// One requested column: its result key and how it is computed.
     private struct Column {
@@ -29,6 +30,9 @@ extension FetchPlan {
                 return Column(key: description.name, keyPath: nil, expression: expression, resultType: description.expressionResultType)
             case let property as NSPropertyDescription:
                 return Column(key: property.name, keyPath: property.name, expression: nil, resultType: (property as? NSAttributeDescription)?.attributeType ?? .objectIDAttributeType)
+            case let keyPath as String where keyPath == "objectID" && entity.propertiesByName[keyPath] == nil:
+                // Apple's "objectID" column: each row's object ID, as `expressionForEvaluatedObject()` gives it.
+                return Column(key: keyPath, keyPath: nil, expression: NSExpression.expressionForEvaluatedObject(), resultType: .objectIDAttributeType)
             case let keyPath as String:
                 return Column(key: keyPath, keyPath: keyPath, expression: nil, resultType: .undefinedAttributeType)
             default:
@@ -107,11 +111,11 @@ extension FetchPlan {
         if let keyPath = column.keyPath {
             value = object.value(forKeyPath: keyPath)
         } else if let expression = column.expression {
-            value = try expression.expressionValueThrowing(with: object, context: nil)
+            value = try expression.evaluatedValue(with: object, context: nil)
         }
         if let related = value as? NSManagedObject { value = related.objectID }
         if ValueConversion.isNull(value) { return nil }
-        return value.map { Self.converted($0, to: column.resultType) }
+        return value.map { FoundationBridging.containerElement(Self.converted($0, to: column.resultType)) }
     }
 
     /// An aggregate column over a group of rows: the function applied to the non-nil values of its argument.
@@ -119,14 +123,14 @@ extension FetchPlan {
         guard let expression = column.expression, case .function(nil, let name, let arguments) = expression.node, let argument = arguments.first else { return nil }
         var values: [Any] = []
         for row in rows {
-            var value = try argument.expressionValueThrowing(with: row, context: nil)
+            var value = try argument.evaluatedValue(with: row, context: nil)
             if let related = value as? NSManagedObject { value = related.objectID }
             if let value, !ValueConversion.isNull(value) { values.append(value) }
         }
         if name == "count:" { return NSNumber(value: values.count) }
         if values.isEmpty && name != "sum:" { return nil }
-        let result = try NSExpression(forFunction: name, arguments: [NSExpression(forConstantValue: values)]).expressionValueThrowing(with: nil, context: nil)
-        return result.map { Self.converted($0, to: column.resultType) }
+        let result = try NSExpression(forFunction: name, arguments: [NSExpression(forConstantValue: values)]).evaluatedValue(with: nil, context: nil)
+        return result.map { FoundationBridging.containerElement(Self.converted($0, to: column.resultType)) }
     }
 
     /// A value in the representation of an expression result type (integers as integer `NSNumber`s, …).

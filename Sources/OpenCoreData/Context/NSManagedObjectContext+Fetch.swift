@@ -62,12 +62,20 @@ extension NSManagedObjectContext {
         return try plan.results()
     }
 
-    /// The value of a fetched property of `object`: the fetch, with `$FETCH_SOURCE` bound to the object.
+    /// The value of a fetched property of `object`: the fetch, with `$FETCH_SOURCE` bound to the object and
+    /// `$FETCHED_PROPERTY` to the description, in the order of the request's sort descriptors. Key paths on
+    /// `$FETCHED_PROPERTY` (`$FETCHED_PROPERTY.userInfo.search`) are read from the description first, so the store
+    /// sees their values as constants (and the SQLite store can put them in its SQL).
     func fetchedPropertyValue(_ property: NSFetchedPropertyDescription, of object: NSManagedObject) -> [Any] {
         guard let entityName = property.fetchRequestEntityName else { return [] }
         let request = NSFetchRequest<NSFetchRequestResult>(entityName: entityName)
+        request.sortDescriptors = property.fetchRequestSortDescriptors
         if let predicate = property.fetchRequestPredicate {
-            request.predicate = predicate.withSubstitutionVariables(["FETCH_SOURCE": object, "FETCHED_PROPERTY": property])
+            let resolved = PredicateRewriting.rewrite(predicate, { $0 }, replacing: { expression in
+                guard case .keyPath(let operand, let path) = expression.node, case .variable("FETCHED_PROPERTY") = operand.node else { return nil }
+                return NSExpression(forConstantValue: try? KeyValueCodingEngine.value(of: property, forKeyPath: path))
+            })
+            request.predicate = resolved.withSubstitutionVariables(["FETCH_SOURCE": object, "FETCHED_PROPERTY": property])
         }
         do {
             return try executeFetch(request)

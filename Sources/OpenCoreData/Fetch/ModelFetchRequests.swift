@@ -1,10 +1,12 @@
 extension NSFetchedPropertyDescription {
-    /// The fetch request whose results are the property's value.
+    /// The fetch request whose results are the property's value: its entity, its predicate (with `$FETCH_SOURCE`
+    /// and `$FETCHED_PROPERTY`) and its sort descriptors, which order the value.
     ///
     /// For example:
     /// ```swift
     /// let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Mood")
     /// request.predicate = NSPredicate(format: "country == $FETCH_SOURCE")
+    /// request.sortDescriptors = [NSSortDescriptor(key: "date", ascending: false)]
     /// fetchedProperty.fetchRequest = request
     /// ```
     public var fetchRequest: NSFetchRequest<NSFetchRequestResult>? {
@@ -12,11 +14,13 @@ extension NSFetchedPropertyDescription {
             guard let entityName = fetchRequestEntityName else { return nil }
             let request = NSFetchRequest<NSFetchRequestResult>(entityName: entityName)
             request.predicate = fetchRequestPredicate
+            request.sortDescriptors = fetchRequestSortDescriptors
             return request
         }
         set {
             fetchRequestEntityName = newValue?.entityName
             fetchRequestPredicateFormat = newValue?.predicate?.predicateFormat
+            fetchRequestSortDescriptors = newValue?.sortDescriptors
         }
     }
 }

@@ -45,10 +45,10 @@ struct FetchInvocation: PredicateFunctionTarget, @unchecked Sendable {
 
     func invokePredicateFunction(_ selector: String, arguments: [Any?]) throws -> Any? {
         guard selector == Self.selector else { throw CoreDataError.make(NSCoreDataError, "A fetch request expression has no function \(selector)") }
-        guard let fetch = try request.expressionValueThrowing(with: nil, context: nil) as? AnyFetchRequest else {
+        guard let fetch = try request.evaluatedValue(with: nil, context: nil) as? AnyFetchRequest else {
             throw CoreDataError.make(NSCoreDataError, "The request expression of an NSFetchRequestExpression must evaluate to an NSFetchRequest")
         }
-        guard let context = try self.context.expressionValueThrowing(with: nil, context: nil) as? NSManagedObjectContext else {
+        guard let context = try self.context.evaluatedValue(with: nil, context: nil) as? NSManagedObjectContext else {
             throw CoreDataError.make(NSCoreDataError, "The context expression of an NSFetchRequestExpression must evaluate to an NSManagedObjectContext")
         }
         let results = try context.performAndWait { try fetch.results(in: context) }

@@ -80,7 +80,7 @@ enum PredicateRewriting {
         let result = rewrite(predicate, { $0 }, replacing: { expression in
             guard let fetch = expression as? NSFetchRequestExpression else { return nil }
             do {
-                return NSExpression(forConstantValue: try fetch.expressionValueThrowing(with: nil, context: nil))
+                return NSExpression(forConstantValue: try fetch.evaluatedValue(with: nil, context: nil))
             } catch {
                 failure = error
                 return nil

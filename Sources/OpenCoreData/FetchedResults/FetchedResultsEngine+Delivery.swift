@@ -34,7 +34,10 @@ extension FetchedResultsEngine {
         if !changes.deletedSections.isEmpty {
             let oldSections = sections(of: old)
             for index in changes.deletedSections {
-                delegate.controller(view, didChange: oldSections[index], atSectionIndex: index, for: .delete)
+                // As Apple's: a deleted section's info keeps its name and index title but holds no objects.
+                let deleted = oldSections[index]
+                let emptied = FetchedResultsSection(name: deleted.name, indexTitle: deleted.indexTitle, objects: [], range: 0..<0)
+                delegate.controller(view, didChange: emptied, atSectionIndex: index, for: .delete)
             }
         }
         if !changes.insertedSections.isEmpty {

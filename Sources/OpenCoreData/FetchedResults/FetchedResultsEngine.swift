@@ -71,8 +71,10 @@ final class FetchedResultsEngine {
 
     func performFetch() throws {
         context.checkConfinement()
-        let sortDescriptors = request.sortDescriptors ?? []
-        precondition(!sortDescriptors.isEmpty, "An instance of NSFetchedResultsController requires a fetch request with sort descriptors")
+        // Apple raises for a request whose sortDescriptors is nil; an empty array is accepted (store order).
+        guard let sortDescriptors = request.sortDescriptors else {
+            preconditionFailure("An instance of NSFetchedResultsController requires a fetch request with sort descriptors")
+        }
         guard request.resultType == .managedObjectResultType else {
             throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError,
                                      "NSFetchedResultsController supports only fetch requests whose resultType is managedObjectResultType.")

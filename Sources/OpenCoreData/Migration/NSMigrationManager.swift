@@ -283,7 +283,7 @@ open class NSMigrationManager: NSObject, KeyValueCoding {
         _currentPropertyMapping = propertyMapping
         defer { _currentPropertyMapping = enclosing }
         do {
-            return try expression.expressionValueThrowing(with: source, context: variables)
+            return try expression.evaluatedValue(with: source, context: variables)
         } catch let error as NSError where error.domain == NSCocoaErrorDomain && (1550...1690 ~= error.code || 132_000...134_999 ~= error.code) {
             throw error  // A Core Data error from a policy or a fetch stays as it is.
         } catch {

@@ -1,6 +1,8 @@
 /// A property whose value is the result of a fetch request, evaluated lazily (a "weak, one-way relationship").
 ///
-/// The request's predicate may use `$FETCH_SOURCE` (the object) and `$FETCHED_PROPERTY` (this description).
+/// The request's predicate may use `$FETCH_SOURCE` (the object) and `$FETCHED_PROPERTY` (this description, so
+/// `$FETCHED_PROPERTY.userInfo.search` reads a value from the property's user info); its sort descriptors order the
+/// value, an array.
 ///
 /// For example:
 /// ```swift
@@ -8,6 +10,7 @@
 /// recent.name = "recentMoods"
 /// let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Mood")
 /// request.predicate = NSPredicate(format: "date > $FETCH_SOURCE.lastVisit")
+/// request.sortDescriptors = [NSSortDescriptor(key: "date", ascending: false)]
 /// recent.fetchRequest = request
 /// ```
 open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Sendable {
@@ -15,6 +18,7 @@ open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Senda
 
     var _fetchRequestEntityName: String?
     var _fetchRequestPredicateFormat: String?
+    var _fetchRequestSortDescriptors: [NSSortDescriptor]?
 
     public override init() { super.init() }
 
@@ -32,11 +36,19 @@ open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Senda
         set { willMutate("fetchRequest"); _fetchRequestPredicateFormat = newValue }
     }
 
+    /// The fetch request's sort descriptors (nil: the store's order). Xcode's model files cannot express them; they
+    /// are set in code through ``fetchRequest``.
+    var fetchRequestSortDescriptors: [NSSortDescriptor]? {
+        get { _fetchRequestSortDescriptors }
+        set { willMutate("fetchRequest"); _fetchRequestSortDescriptors = newValue }
+    }
+
     open override func copy(with zone: NSZone? = nil) -> Any {
         let copy = NSFetchedPropertyDescription()
         copyBaseFields(into: copy)
         copy._fetchRequestEntityName = _fetchRequestEntityName
         copy._fetchRequestPredicateFormat = _fetchRequestPredicateFormat
+        copy._fetchRequestSortDescriptors = _fetchRequestSortDescriptors
         return copy
     }
 }

@@ -93,7 +93,8 @@ enum CompiledModelReader {
             guard let reference = try reader.reference("NSUserInfo", of: index) else { return nil }
             let value = try reader.foundationValue(at: reference)
             guard let dictionary = value as? [AnyHashable: Any] else { throw fail(index, "NSUserInfo is not a dictionary") }
-            return dictionary.isEmpty ? nil : dictionary
+            // Archived numbers are NSNumbers, as Apple's unarchiver hands them out.
+            return dictionary.isEmpty ? nil : dictionary.mapValues { FoundationBridging.object($0) }
         }
 
         /// Arrays of property names (NSUniqueTuples, NSCompoundIndexes).

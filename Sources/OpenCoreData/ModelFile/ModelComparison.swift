@@ -132,6 +132,7 @@ enum ModelComparison {
         case let (x as NSFetchedPropertyDescription, y as NSFetchedPropertyDescription):
             check("fetch entity", x._fetchRequestEntityName, y._fetchRequestEntityName)
             check("fetch predicate", normalizedPredicate(x._fetchRequestPredicateFormat), normalizedPredicate(y._fetchRequestPredicateFormat))
+            check("fetch sort descriptors", x._fetchRequestSortDescriptors?.map(\.description) ?? [], y._fetchRequestSortDescriptors?.map(\.description) ?? [])
         default:
             break
         }

@@ -45,14 +45,16 @@ public protocol KeyValueCoding {
 extension KeyValueCoding {
     /// The default key path lookup: ``value(forKey:)`` for the first key, then key-value coding on the result.
     /// An unknown key below the first one stops the program (Apple raises `NSUnknownKeyException`), except while a
-    /// predicate is being evaluated with a throwing API, which then throws instead.
+    /// predicate is being evaluated with a throwing API, which then throws instead. Numbers come back as
+    /// `NSNumber`s (`person.value(forKeyPath: "friends.@count") as? Double` is 2.0, as on Apple platforms).
     ///
     /// ```swift
     /// person.value(forKeyPath: "friends.name") // ["Bob", "Cy"]
     /// ```
     public func value(forKeyPath keyPath: String) -> Any? {
         do {
-            return try KeyValueCodingEngine.defaultValue(of: self, forKeyPath: keyPath)
+            // Computed values (`@count`, `@sum`, string lengths) come back as NSNumbers, as Apple's KVC returns them.
+            return FoundationBridging.object(try KeyValueCodingEngine.defaultValue(of: self, forKeyPath: keyPath))
         } catch {
             if let sink = KeyValueCodingEngine.ErrorSink.current {
                 sink.record(error)

@@ -295,14 +295,17 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable { // Immutable
         fatalError("NSExpression.\(name) is not valid for an expression of type \(expressionType) (\(self))")
     }
 
-    /// The constant of a constant expression (`nil` for `NULL`).
+    /// The constant of a constant expression (`nil` for `NULL`), as Apple's Foundation hands it out: numbers and
+    /// booleans as `NSNumber` (so `as? Int`, `as? Double` and `as? Bool` succeed wherever they do on Apple platforms),
+    /// decimals as `NSDecimalNumber`, collections element by element (see ``FoundationBridging``).
     ///
     /// ```swift
     /// NSExpression(format: "'x'").constantValue // "x"
+    /// NSExpression(format: "TRUE").constantValue as? Int // 1
     /// ```
     open var constantValue: Any? {
         guard case .constant(let value) = node else { wrongAccessor("constantValue") }
-        return value
+        return FoundationBridging.object(value)
     }
 
     /// The key path of a key path expression.
@@ -458,9 +461,11 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable { // Immutable
 
     /// The value of the expression for `object`, with variables bound from `context`; stops the program on an
     /// evaluation error (Apple raises). Use ``expressionValueThrowing(with:context:)`` for untrusted expressions.
+    /// Numbers come back as `NSNumber`s, as on Apple platforms (``constantValue``).
     ///
     /// ```swift
     /// NSExpression(format: "price * quantity").expressionValue(with: ["price": 2, "quantity": 3], context: nil) // 6
+    /// NSExpression(format: "2 ** 3").expressionValue(with: nil, context: nil) as? Int // 8
     /// ```
     open func expressionValue(with object: Any?, context: NSMutableDictionary?) -> Any? {
         do {
@@ -477,6 +482,12 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable { // Immutable
     /// let value = try NSExpression(format: "$x + 1").expressionValueThrowing(with: nil, context: ["x": 1])
     /// ```
     open func expressionValueThrowing(with object: Any?, context: NSMutableDictionary?) throws -> Any? {
+        FoundationBridging.object(try evaluatedValue(with: object, context: context))
+    }
+
+    /// The value in the evaluator's own representation (Swift numbers, not bridged to `NSNumber`), for the library's
+    /// own use: stores, derived attributes, migrations and dictionary fetches bridge (or store) it themselves.
+    final func evaluatedValue(with object: Any?, context: NSMutableDictionary?) throws -> Any? {
         var evaluator = PredicateEvaluator(context: context)
         return try evaluator.value(of: self, object: object)
     }

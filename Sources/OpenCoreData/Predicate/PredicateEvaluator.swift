@@ -224,7 +224,8 @@ struct PredicateEvaluator {
             }
             return Array(dictionary.values)
         case .block(let block, let arguments):
-            let values = try arguments.map { try value(of: $0, object: object) ?? NSNull() }
+            // The block is the app's code: it gets its arguments as Apple's does, numbers as NSNumbers.
+            let values = try arguments.map { FoundationBridging.object(try value(of: $0, object: object) ?? NSNull()) }
             let dictionary = context ?? NSMutableDictionary(dictionary: bindings)
             return block(object, values, dictionary)
         case .conditional(let predicate, let yes, let no):

@@ -1,12 +1,12 @@
 import Foundation
 
-/// Lets the evaluator look inside an `Optional` that was boxed in `Any`.
-private protocol AnyOptionalBox {
+/// Lets the evaluator (and ``FoundationBridging``) look inside an `Optional` that was boxed in `Any`.
+protocol AnyOptionalBox {
     var wrappedAny: Any? { get }
 }
 
 extension Optional: AnyOptionalBox {
-    fileprivate var wrappedAny: Any? {
+    var wrappedAny: Any? {
         switch self {
         case .some(let wrapped): return wrapped
         case .none: return nil

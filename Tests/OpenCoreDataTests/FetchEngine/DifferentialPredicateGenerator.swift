@@ -384,6 +384,7 @@ struct DifferentialGenerator {
             let flag = value as? Bool ?? false
             return rng.chance(0.5) ? .literal(flag ? "YES" : "NO", NSNumber(value: flag)) : .constant(NSNumber(value: flag))
         case .string:
+            // Always a string: a number compared with a string attribute is excluded (DifferentialOracle.swift, rule 9).
             let string = rng.chance(0.7) ? (value as? String ?? "") : rng.pick(DifferentialValues.fragments)
             return .constant(string)
         default:

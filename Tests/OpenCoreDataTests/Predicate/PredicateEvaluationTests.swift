@@ -158,9 +158,10 @@ struct PredicateEvaluationTests {
         #expect(try value("CAST('5', 'NSNumber')") as? Int == 5)
         #expect(try value("CAST(0, 'NSDate')") as? Date == Date(timeIntervalSinceReferenceDate: 0))
         #expect(try value("TERNARY(x > 1, 'big', 'small')", ["x": 2]) as? String == "big")
-        #expect(try value("{1, 2} UNION {2, 3}") as? Set<AnyHashable> == [1, 2, 3])
-        #expect(try value("{1, 2} INTERSECT {2, 3}") as? Set<AnyHashable> == [2])
-        #expect(try value("{1, 2} MINUS {2, 3}") as? Set<AnyHashable> == [1])
+        // Sets of NSNumbers, as Apple's: they cast to sets of any numeric type that holds their values.
+        #expect(try value("{1, 2} UNION {2, 3}") as? Set<Int> == [1, 2, 3])
+        #expect(try value("{1, 2} INTERSECT {2, 3}") as? Set<Int> == [2])
+        #expect(try value("{1, 2} MINUS {2, 3}") as? Set<Double> == [1])
         #expect((try value("now()") as? Date).map { abs($0.timeIntervalSinceNow) < 60 } == true)
         let randomValue = try #require(try value("randomn(10)") as? Int)
         #expect((0..<10).contains(randomValue))

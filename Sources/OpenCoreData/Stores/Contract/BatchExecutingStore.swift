@@ -217,7 +217,7 @@ enum BatchValues {
     static func evaluate(_ expression: NSExpression, on row: Any, for attribute: NSAttributeDescription, request: String) throws -> StoredValue {
         let value: Any?
         do {
-            value = try expression.expressionValueThrowing(with: row, context: nil)
+            value = try expression.evaluatedValue(with: row, context: nil)
         } catch {
             throw CoreDataError.make(NSCoreDataError, "\(request): the expression \(expression) for attribute '\(attribute.name)' of entity '\(attribute.entity.name ?? "?")' cannot be evaluated: \(error.localizedDescription)",
                                      userInfo: [NSValidationKeyErrorKey: attribute.name, NSUnderlyingErrorKey: error])

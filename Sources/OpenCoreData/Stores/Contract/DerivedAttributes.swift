@@ -31,7 +31,7 @@ enum DerivedAttributes {
     /// The value of a derived attribute for an object seen through key-value coding.
     static func value(of attribute: NSDerivedAttributeDescription, for object: KeyValueCoding) -> StoredValue {
         guard let expression = attribute.derivationExpression,
-            let value = try? expression.expressionValueThrowing(with: object, context: nil)
+            let value = try? expression.evaluatedValue(with: object, context: nil)
         else { return .null }
         return ValueConversion.storedValue(fromKVC: value, for: attribute) ?? .null
     }

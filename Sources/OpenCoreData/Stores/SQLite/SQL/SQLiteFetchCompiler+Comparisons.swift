@@ -239,6 +239,14 @@ extension SQLiteFetchCompiler {
             if let string = value as? String, attribute.attributeType != .stringAttributeType && attribute.attributeType != .URIAttributeType {
                 return placeholder(.text(string))  // compared as SQLite compares mixed storage classes
             }
+            // A number compared with a string column is bound as a number, as Apple's store binds an NSNumber: the
+            // column's TEXT affinity turns it into text (`plate == 9` matches "9", `plate IN {9, 10}` "9" and "10").
+            // The in-memory evaluator finds a string and a number unequal (DEVIATIONS.md S31).
+            if attribute.attributeType == .stringAttributeType, let value, PredicateValue.string(value) == nil,
+               let number = PredicateNumber(value) {
+                if case .int(let integer) = number { return placeholder(.integer(integer)) }
+                return placeholder(.real(number.doubleValue))
+            }
             // A fractional or out-of-range number against an integer column is compared as a number, not
             // truncated to the column's type (`id > 9.3e18`, `qty < 2.5`).
             if Self.isInteger(attribute.attributeType), !(value is Bool), let number = value.flatMap(PredicateNumber.init) {

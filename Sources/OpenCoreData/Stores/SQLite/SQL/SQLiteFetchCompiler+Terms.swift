@@ -176,7 +176,7 @@ extension SQLiteFetchCompiler {
     /// Arithmetic on values (`price * 2`, `abs:`), and functions of constants evaluated once (`now()`).
     private mutating func functionTerm(target: NSExpression?, name: String, arguments: [NSExpression], expression: NSExpression) throws -> Term {
         if target == nil, arguments.allSatisfy({ if case .constant = $0.node { return true }; return false }) {
-            guard let value = try? expression.expressionValueThrowing(with: nil, context: nil) else {
+            guard let value = try? expression.evaluatedValue(with: nil, context: nil) else {
                 throw Untranslatable(reason: "function \(name) of constants")
             }
             return .constant(value)
