@@ -57,6 +57,21 @@ open class NSEntityMapping: NSObject, @unchecked Sendable {
 
     public override init() { super.init() }
 
+    /// Whether `object` is an entity mapping with the same name, type, entities, version hashes, source expression,
+    /// migration policy, user info and property mappings (each list in any order).
+    ///
+    /// For example:
+    /// ```swift
+    /// first.entityMappingsByName["MoodToMood"] == second.entityMappingsByName["MoodToMood"]
+    /// ```
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSEntityMapping else { return false }
+        return hasSameContent(as: other)
+    }
+
+    /// A hash equal entity mappings share (their name).
+    open override var hash: Int { name?.hashValue ?? 0 }
+
     open override var description: String {
         "<NSEntityMapping \(name ?? "nil"): \(sourceEntityName ?? "nil") → \(destinationEntityName ?? "nil"), type \(mappingType.rawValue)>"
     }

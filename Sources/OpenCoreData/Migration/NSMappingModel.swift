@@ -111,14 +111,18 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
             && sourceHashes.isSubset(of: Set(source.entityVersionHashesByName.values)) && destinationHashes.isSubset(of: Set(destination.entityVersionHashesByName.values))
     }
 
-    /// Whether the entity mappings name exactly these models' entities and version hashes.
+    /// Whether the entity mappings name exactly these models' entities and version hashes. The hashes come from the
+    /// models the Xcode mapping names (found near it when it was read): a mapping whose models were not found matches
+    /// nothing, since entity names alone would match it to any two versions that share them.
     func matches(source: NSManagedObjectModel, destination: NSManagedObjectModel) -> Bool {
         let mappings = entityMappings ?? []
         for mapping in mappings {
-            if let name = mapping.sourceEntityName, let hash = mapping.sourceEntityVersionHash, source.entitiesByName[name]?.versionHash != hash { return false }
-            if let name = mapping.destinationEntityName, let hash = mapping.destinationEntityVersionHash, destination.entitiesByName[name]?.versionHash != hash { return false }
-            if let name = mapping.sourceEntityName, source.entitiesByName[name] == nil { return false }
-            if let name = mapping.destinationEntityName, destination.entitiesByName[name] == nil { return false }
+            if let name = mapping.sourceEntityName {
+                guard let hash = mapping.sourceEntityVersionHash, source.entitiesByName[name]?.versionHash == hash else { return false }
+            }
+            if let name = mapping.destinationEntityName {
+                guard let hash = mapping.destinationEntityVersionHash, destination.entitiesByName[name]?.versionHash == hash else { return false }
+            }
         }
         let mappedDestinations = Set(mappings.compactMap(\.destinationEntityName))
         return !mappings.isEmpty && destination.entities.allSatisfy { mappedDestinations.contains($0.name ?? "") }
@@ -160,6 +164,20 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
             }
         }
     }
+
+    /// Whether `object` is a mapping model with equal entity mappings (in any order), as Apple's compare.
+    ///
+    /// For example:
+    /// ```swift
+    /// NSMappingModel(contentsOf: url) == NSMappingModel(contentsOf: url)   // true: two loads of one file
+    /// ```
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSMappingModel else { return false }
+        return hasSameContent(as: other)
+    }
+
+    /// A hash equal mapping models share (their entity mappings' names).
+    open override var hash: Int { contentHash }
 
     open override var description: String {
         "<NSMappingModel: \((entityMappings ?? []).map { $0.name ?? "?" }.joined(separator: ", "))>"

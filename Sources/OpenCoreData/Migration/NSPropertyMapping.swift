@@ -30,6 +30,21 @@ open class NSPropertyMapping: NSObject, @unchecked Sendable {
         self.valueExpression = valueExpression
     }
 
+    /// Whether `object` is a property mapping with the same name, value expression and user info.
+    ///
+    /// For example:
+    /// ```swift
+    /// NSPropertyMapping(name: "rating", valueExpression: NSExpression(format: "$source.rating"))
+    ///     == NSPropertyMapping(name: "rating", valueExpression: NSExpression(format: "$source.rating"))   // true
+    /// ```
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSPropertyMapping else { return false }
+        return hasSameContent(as: other)
+    }
+
+    /// A hash equal property mappings share (their name).
+    open override var hash: Int { name?.hashValue ?? 0 }
+
     open override var description: String {
         "<NSPropertyMapping \(name ?? "nil") = \(valueExpression.map { "\($0)" } ?? "nil")>"
     }

@@ -105,6 +105,10 @@ enum XcodeMappingModelReader {
             if let packageName, packageName.hasSuffix(".xcdatamodeld") {
                 let package = directory.appendingPathComponent(packageName)
                 if let model = try? NSManagedObjectModel(validatingContentsOf: package, versionName: version) { return model }
+                // What Xcode ships instead: the package compiled to a .momd with a .mom per version.
+                let compiled = directory.appendingPathComponent(String(packageName.dropLast("xcdatamodeld".count)) + "momd")
+                    .appendingPathComponent(version + ".mom")
+                if FileManager.default.fileExists(atPath: compiled.path), let model = NSManagedObjectModel(contentsOf: compiled) { return model }
             }
             let single = directory.appendingPathComponent(versionFile)
             if single.pathExtension == "xcdatamodel", let model = try? NSManagedObjectModel(validatingContentsOf: single) { return model }
