@@ -200,6 +200,11 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
                                      userInfo: [NSFilePathErrorKey: path])
         }
         let metadata = try readMetadata()
+        // A file whose metadata names another store type is not opened as an SQLite store (and not migrated or
+        // written to). Apple's SQLite stores always name their type; a missing one is tolerated.
+        guard Self.metadata(metadata, namesType: NSSQLiteStoreType, allowingMissing: true) else {
+            throw Self.typeMismatch(metadata, expected: NSSQLiteStoreType, path: path)
+        }
         let storeHashes = metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]
         if !model.isConfiguration(withName: configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : configurationName, compatibleWithStoreMetadata: metadata) {
             if let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager, !isReadOnly, !isMigrating {
