@@ -132,7 +132,7 @@ enum MetadataStoreFixture {
     }
 
     @Test(.enabled(if: ChildProcess.role == nil))
-    func malformedXMLMetadataIsRefusedWithoutLeaking() throws {
+    func malformedXMLMetadataAndBinaryStoresAreRefusedWithoutLeaking() throws {
         for data in Self.malformedXML {
             #expect(throws: (any Error).self) { try SQLiteStore.metadataPropertyList(data) }
         }
@@ -141,13 +141,22 @@ enum MetadataStoreFixture {
         #expect(result.status == 0, "\(result.output)")
         let growth = result.output.split(separator: "\n").first { $0.hasPrefix("OCD-XML-PLIST-GROWTH ") }.flatMap { Int($0.split(separator: " ")[1]) }
         let bytes = try #require(growth, "\(result.output)")
-        #expect(bytes < 4_000_000, "refusing 60,000 malformed XML lists grew the process by \(bytes) bytes")
+        // Under AddressSanitizer freed memory stays in its quarantine (the process grows regardless; its leak checker
+        // reports real leaks at the child's exit instead).
+        let underAddressSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
+        #expect(underAddressSanitizer || bytes < 4_000_000, "refusing 60,000 malformed XML lists and 70,000 damaged binary stores grew the process by \(bytes) bytes")
     }
 
     @Test(.enabled(if: ChildProcess.role == "xml-plist-memory"))
     func malformedXMLMetadataMemoryChild() {
+        // Damaged binary store files (signature and version, then a damaged list) go through the same readers.
+        let damagedBinaryStores = Self.malformedXML.map { BinaryStoreFile.magic + Data([0, 0, 0, 1]) + $0 }
+            + [BinaryStoreFile.magic + Data([0, 0, 0, 1]) + Data("{ metadata = (; objects".utf8)]
         func refuseAll(_ rounds: Int) {
-            for _ in 0..<rounds { for data in Self.malformedXML { _ = try? SQLiteStore.metadataPropertyList(data) } }
+            for _ in 0..<rounds {
+                for data in Self.malformedXML { _ = try? SQLiteStore.metadataPropertyList(data) }
+                for data in damagedBinaryStores { _ = try? BinaryStoreFile(data: data, path: "/damaged.binarystore") }
+            }
         }
         // The resident set, in bytes (Linux: the second field of /proc/self/statm, in pages of 4 KiB).
         func resident() -> Int {

@@ -293,12 +293,7 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     /// OpenCoreData's own checked readers (Foundation's on Linux crashed on some malformed lists and leaks memory on
     /// malformed binary and XML lists, found by fuzzing); anything else is refused.
     static func metadataPropertyList(_ data: Data) throws -> Any {
-        if data.starts(with: Array("bplist00".utf8)) { return try BinaryPropertyList.read(data).foundationObject() }
-        let start = data.prefix(256).drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
-        guard start.starts(with: Array("<?xml".utf8)) || start.starts(with: Array("<!DOCTYPE plist".utf8)) || start.starts(with: Array("<plist".utf8)) else {
-            throw BinaryPropertyListError(description: "neither a binary nor an XML property list")
-        }
-        return try XMLPropertyList.read(data).foundationObject()
+        try PropertyListObject.foundationPropertyList(from: data)
     }
 
     /// Writes the metadata row.
