@@ -86,3 +86,33 @@ import Testing
         #expect(watched.entity == nil, "and goes with it")
     }
 }
+
+/// Caches keyed by an entity's address must not hand a freed entity's answers to a new entity at the same address
+/// (entities now go away with their models; the class registry kept the class of the first one).
+@Suite struct EntityAddressReuseTests {
+    @Test func aNewEntityAtAFreedEntitysAddressGetsItsOwnClass() throws {
+        NSManagedObjectModel.registerManagedObjectClasses([Mood.self, Country.self, Continent.self, GeographicRegion.self])
+        var address: UInt = 0
+        do {
+            let model = MoodyModel.make()
+            let mood = try #require(model.entitiesByName["Mood"])
+            #expect(ManagedObjectClassRegistry.managedObjectClass(for: mood) == Mood.self)
+            address = UInt(bitPattern: ObjectIdentifier(mood))
+        }
+        // The freed entity's memory is usually the next of its size that this thread allocates.
+        var made: [NSEntityDescription] = []
+        var reused: NSEntityDescription?
+        for _ in 0..<256 {
+            let entity = NSEntityDescription()
+            entity.name = "Plain"
+            made.append(entity)
+            if UInt(bitPattern: ObjectIdentifier(entity)) == address { reused = entity; break }
+        }
+        guard let reused else {
+            // (Under AddressSanitizer freed memory is held back, so the address is not reused.)
+            print("EntityAddressReuseTests: the freed entity's address was not reused in 256 allocations")
+            return
+        }
+        #expect(ManagedObjectClassRegistry.managedObjectClass(for: reused) == NSManagedObject.self, "the new entity got the freed entity's class")
+    }
+}
