@@ -9,8 +9,15 @@ struct MoodyExampleTests {
         let process = Process()
         process.executableURL = MoodyProgram.url
         process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
+        let output = Pipe()
         process.standardOutput = output
+        // stderr goes to a file, not a second pipe: a child that writes more than a pipe holds there (a sanitizer's
+        // report at exit) would block while stdout is read to its end, and the test would wait forever.
+        let errorsURL = FileManager.default.temporaryDirectory.appendingPathComponent("moody-stderr-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: errorsURL.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errorsURL) }
+        let errors = try FileHandle(forWritingTo: errorsURL)
+        defer { try? errors.close() }
         process.standardError = errors
         let stdin = Pipe()
         process.standardInput = stdin
@@ -18,8 +25,8 @@ struct MoodyExampleTests {
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try stdin.fileHandleForWriting.close()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let errorData = (try? Data(contentsOf: errorsURL)) ?? Data()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), String(decoding: errorData, as: UTF8.self))
     }
 

@@ -59,7 +59,7 @@ extension NSPersistentStoreCoordinator {
     }
 
     /// The type of the store file at `url`, from its first bytes (SQLite's header or the binary store's signature).
-    private static func recognisedStoreType(at url: URL) throws -> String {
+    static func recognisedStoreType(at url: URL) throws -> String {
         guard let handle = FileHandle(forReadingAtPath: url.path) else {
             throw CoreDataError.make(NSFileReadNoSuchFileError, "No store file at \(url.path)", userInfo: [NSFilePathErrorKey: url.path])
         }

@@ -86,10 +86,24 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                                          userInfo: ["NSUnderlyingException": "Can't add the same store twice", NSFilePathErrorKey: storeURL.path])
             }
             let store = storeClass.init(persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
-            if let snapshotStore = store as? SnapshotStore {
-                try snapshotStore.load(model: managedObjectModel)
-            } else {
-                try store.loadMetadata()
+            do {
+                if let snapshotStore = store as? SnapshotStore {
+                    try snapshotStore.load(model: managedObjectModel)
+                } else {
+                    try store.loadMetadata()
+                }
+            } catch let error as NSError where error.domain == NSCocoaErrorDomain && error.code == NSFileReadCorruptFileError {
+                // A file the store cannot read that is a store of another type (an SQLite store added as a binary
+                // store, or the reverse) is a store accessed as the wrong type.
+                if let storeURL, storeURL.isFileURL, let found = try? Self.recognisedStoreType(at: storeURL), found != storeType {
+                    throw NSPersistentStore.typeMismatch(nil, expected: storeType, path: storeURL.path, found: found, underlying: error)
+                }
+                throw error
+            }
+            // Every store's metadata must name the type it is added as (Apple's coordinator checks it for every store,
+            // custom ones included; the built-in stores refuse a mismatch before they read or write anything else).
+            if !NSPersistentStore.metadata(store.metadata, namesType: storeType, allowingMissing: storeType == NSSQLiteStoreType) {
+                throw NSPersistentStore.typeMismatch(store.metadata, expected: storeType, path: storeURL?.path)
             }
             store.metadataNeedsWriting = false   // as loaded (a migration's carried metadata is set after this)
             store.attach(to: self)

@@ -286,14 +286,17 @@ extension PagedIDTable where Value == RowCache.Entry {
     /// Asks the processor for the ID and the attribute values of the row of `primaryKey`, if cached, ahead of its
     /// look-up: a fetch that reads a table in key order hands out each cached row's ID and values, which were made
     /// long before and have left the caches (each retain of one waited for memory). Reads the slot as raw memory, so
-    /// that nothing is retained (a retain would wait for the very miss this hides).
-    mutating func prefetch(store: String, primaryKey: Int64) {
-        guard let (objectID, values) = referencedAddresses(store: store, primaryKey: primaryKey) else { return }
+    /// that nothing is retained (a retain would wait for the very miss this hides). An unsafe fast path: off (no
+    /// raw read, no hint) when ``UnsafeFastPaths/isEnabled`` is false. Returns whether it asked for the row.
+    @discardableResult
+    mutating func prefetch(store: String, primaryKey: Int64) -> Bool {
+        guard UnsafeFastPaths.isEnabled, let (objectID, values) = referencedAddresses(store: store, primaryKey: primaryKey) else { return false }
         ocd_prefetch(objectID)
         // The array's header and its first values (a value is 24 bytes: six fill the first three lines).
         ocd_prefetch(values)
         ocd_prefetch(values + 64)
         ocd_prefetch(values + 128)
+        return true
     }
 
     /// The addresses of the ID and of the attribute values' array storage of the cached row of `primaryKey`, read

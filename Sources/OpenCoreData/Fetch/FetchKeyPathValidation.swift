@@ -68,30 +68,102 @@ enum FetchKeyPathValidation {
         }
     }
 
-    /// Follows a key path through the entity graph; collection operators and the keys after an attribute are
-    /// left to evaluation.
+    /// Follows a key path through the entity graph and checks every step, as Apple's SQLite store does before it
+    /// builds SQL ("keypath … not found in entity …"), so a fetch refuses a bad key path before any SQL runs:
+    ///
+    /// - a relationship step leads to its destination entity; after a to-many relationship may come a collection
+    ///   operator: `@count` (last), or `@sum`, `@avg`, `@min`, `@max` followed by a key path of the destination that
+    ///   ends at an attribute (`items.@sum.price`);
+    /// - an attribute ends the key path, except that a string or binary-data attribute may be followed by `length`
+    ///   (`name.length`, which Foundation's `#Predicate` conversion writes for `String.count`) and a composite attribute
+    ///   by the name of one of its elements;
+    /// - `SELF`/`self` names the object itself; any other step (an unknown key, an operator anywhere else, a key after
+    ///   an attribute) throws.
+    ///
+    /// For example, on an entity with the string attribute `name` and the to-many relationship `items`:
+    /// ```swift
+    /// try FetchKeyPathValidation.validateKeyPath("items.@sum.rating", entity: entity, context: "predicate")  // fine
+    /// try FetchKeyPathValidation.validateKeyPath("name.length.x", entity: entity, context: "predicate")      // throws
+    /// ```
     static func validateKeyPath(_ path: String, entity: NSEntityDescription, context: String) throws {
-        var current: NSEntityDescription? = entity
-        // An empty key path or component ("", "a..b", "a.") names nothing; Apple refuses it like an unknown key.
-        if path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
-            throw CoreDataError.make(NSCoreDataError, "keypath '\(path)' not found in entity \(entity.name ?? "?") (\(context))",
-                                     userInfo: ["NSUnderlyingException": "keypath '\(path)' not found in entity \(entity.name ?? "?")"])
+        let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        func notFound() -> NSError {
+            CoreDataError.make(NSCoreDataError, "keypath \(path) not found in entity \(entity.name ?? "?") (\(context))",
+                               userInfo: ["NSUnderlyingException": "keypath \(path) not found in entity \(entity.name ?? "?")"])
         }
-        for component in path.split(separator: ".").map(String.init) {
-            guard let entity = current else { return }
-            if component.hasPrefix("@") || component == "self" || component == "SELF" { return }
-            guard let property = entity.propertiesByName[component] else {
-                throw CoreDataError.make(NSCoreDataError, "keypath \(path) not found in entity \(entity.name ?? "?") (\(context))",
-                                         userInfo: ["NSUnderlyingException": "keypath \(path) not found in entity \(entity.name ?? "?")"])
-            }
+        // An empty key path or component ("", "a..b", "a.") names nothing; Apple refuses it like an unknown key.
+        if components.contains(where: \.isEmpty) { throw notFound() }
+        _ = try walk(components[...], from: entity, path: path, context: context, notFound: notFound)
+    }
+
+    /// What a key path reaches.
+    private enum KeyPathEnd {
+        /// An object (the entity itself, a to-one relationship's destination) or a to-many relationship's members.
+        case object
+        /// An attribute's value (or its `length`, an aggregate of a to-many relationship).
+        case value
+    }
+
+    /// Validates `steps` from `entity`; returns what they reach.
+    private static func walk(_ steps: ArraySlice<String>, from entity: NSEntityDescription, path: String, context: String,
+                             notFound: () -> NSError) throws -> KeyPathEnd {
+        var current = entity
+        var index = steps.startIndex
+        while index < steps.endIndex {
+            let component = steps[index]
+            index += 1
+            if component == "self" || component == "SELF" { continue }
+            // A collection operator only follows a to-many relationship (handled below); anywhere else it names nothing.
+            guard !component.hasPrefix("@"), let property = current.propertiesByName[component] else { throw notFound() }
             if property.isTransient && !(property is NSRelationshipDescription) {
-                throw unsupported("keypath \(path): transient property '\(component)' of entity \(entity.name ?? "?") cannot be used in a fetch request")
+                throw unsupported("keypath \(path): transient property '\(component)' of entity \(current.name ?? "?") cannot be used in a fetch request")
             }
-            if let relationship = property as? NSRelationshipDescription {
-                current = relationship.destinationEntity
-            } else {
-                return
+            switch property {
+            case let relationship as NSRelationshipDescription:
+                guard let destination = relationship.destinationEntity else { throw notFound() }
+                if relationship.isToMany, index < steps.endIndex, steps[index].hasPrefix("@") {
+                    return try collectionOperator(steps[index...], over: destination, path: path, context: context, notFound: notFound)
+                }
+                current = destination
+            case let attribute as NSAttributeDescription:
+                try attributeSuffix(steps[index...], after: attribute, notFound: notFound)
+                return .value
+            default:
+                // A fetched property has no column: nothing may follow it (alone it is left to the store).
+                guard index == steps.endIndex else { throw notFound() }
+                return .value
             }
+        }
+        return .object
+    }
+
+    /// `@count`, or `@sum`/`@avg`/`@min`/`@max` and the key path of the members' values.
+    private static func collectionOperator(_ steps: ArraySlice<String>, over destination: NSEntityDescription, path: String, context: String,
+                                           notFound: () -> NSError) throws -> KeyPathEnd {
+        let operation = steps[steps.startIndex]
+        let rest = steps.dropFirst()
+        switch operation {
+        case "@count":
+            guard rest.isEmpty else { throw notFound() }
+        case "@sum", "@avg", "@min", "@max":
+            guard !rest.isEmpty, try walk(rest, from: destination, path: path, context: context, notFound: notFound) == .value else { throw notFound() }
+        default:
+            throw notFound()
+        }
+        return .value
+    }
+
+    /// What may follow an attribute: nothing, `length` of a string or binary data, an element of a composite attribute.
+    private static func attributeSuffix(_ steps: ArraySlice<String>, after attribute: NSAttributeDescription, notFound: () -> NSError) throws {
+        guard let first = steps.first else { return }
+        if let composite = attribute as? NSCompositeAttributeDescription, let element = composite.elements.first(where: { $0.name == first }) {
+            return try attributeSuffix(steps.dropFirst(), after: element, notFound: notFound)
+        }
+        switch attribute.attributeType {
+        case .stringAttributeType, .binaryDataAttributeType:
+            guard first == "length", steps.count == 1 else { throw notFound() }
+        default:
+            throw notFound()
         }
     }
 

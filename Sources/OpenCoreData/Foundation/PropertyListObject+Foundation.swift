@@ -42,3 +42,23 @@ extension PropertyListObject {
         }
     }
 }
+
+extension PropertyListObject {
+    /// The Foundation form of the binary or XML property list in `data`, read by OpenCoreData's own readers
+    /// (``BinaryPropertyList``, ``XMLPropertyList``) instead of `PropertyListSerialization`, whose reader on Linux
+    /// crashed on some malformed lists and leaks memory on malformed ones (found by fuzzing): for property lists that
+    /// come from files. Anything else is refused.
+    ///
+    /// ```swift
+    /// let metadata = try PropertyListObject.foundationPropertyList(from: blob) as? [String: Any]
+    /// ```
+    static func foundationPropertyList<Bytes: DataProtocol>(from data: Bytes) throws(BinaryPropertyListError) -> Any {
+        let data = Data(data)
+        if data.starts(with: Array("bplist00".utf8)) { return try BinaryPropertyList.read(data).foundationObject() }
+        let start = data.prefix(256).drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+        guard start.starts(with: Array("<?xml".utf8)) || start.starts(with: Array("<!DOCTYPE plist".utf8)) || start.starts(with: Array("<plist".utf8)) else {
+            throw BinaryPropertyListError(description: "neither a binary nor an XML property list")
+        }
+        return try XMLPropertyList.read(data).foundationObject()
+    }
+}

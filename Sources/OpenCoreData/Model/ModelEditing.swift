@@ -38,6 +38,12 @@ final class OnceReference<Value: AnyObject & Sendable>: Sendable {
         return original!.takeUnretainedValue()
     }
 
+    /// Drops the value; the next ``value(_:)`` computes it again. Only for an owner that is going away (a reader
+    /// racing with it could be handed a value this releases).
+    func reset() {
+        storage.exchange(nil, ordering: .acquiringAndReleasing)?.release()
+    }
+
     deinit { storage.load(ordering: .acquiring)?.release() }
 }
 

@@ -31,6 +31,14 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     /// Creates an empty model.
     public override init() { super.init() }
 
+    deinit {
+        // An entity and its objects' layout refer to each other (an object reaches its entity through its layout):
+        // without this, every entity that had objects (or a layout) outlived its model, with its properties
+        // (found by AddressSanitizer's leak checker). Objects still alive keep their layout, and through it their
+        // entity; entities that moved to another model (which `owningModel` then names) keep theirs.
+        for entity in _entities where entity.owningModel == nil { entity.layoutCache.reset() }
+    }
+
     /// Whether a coordinator has started using the model (it is then immutable).
     var isFrozen: Bool { frozen.load(ordering: .acquiring) }
 

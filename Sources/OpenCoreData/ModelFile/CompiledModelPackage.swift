@@ -40,7 +40,7 @@ enum CompiledModelPackage {
         let plistURL = url.appendingPathComponent(versionInfoFileName)
         guard FileManager.default.fileExists(atPath: plistURL.path) else { return nil }
         do {
-            guard let plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: plistURL), format: nil) as? [String: Any] else {
+            guard let plist = try PropertyListObject.foundationPropertyList(from: Data(contentsOf: plistURL)) as? [String: Any] else {
                 throw ModelFileError.make(plistURL, "the property list is not a dictionary")
             }
             return plist

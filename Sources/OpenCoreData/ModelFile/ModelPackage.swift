@@ -78,7 +78,7 @@ enum ModelPackage {
         }
         let plist: Any
         do {
-            plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: marker), format: nil)
+            plist = try PropertyListObject.foundationPropertyList(from: Data(contentsOf: marker))
         } catch {
             throw ModelFileError.make(marker, "malformed property list", underlying: error)
         }

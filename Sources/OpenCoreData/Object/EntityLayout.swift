@@ -170,7 +170,9 @@ final class SlotTable: @unchecked Sendable {
         // Fresh copies: a name of up to 15 UTF-8 bytes becomes an inline (small) string.
         names = slots.keys.map { String(decoding: Array($0.utf8), as: UTF8.self) }
         positionByName = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
-        nameBits = MemoryLayout<String>.size == 16 ? names.map { unsafeBitCast($0, to: (UInt64, UInt64).self) } : []
+        // An unsafe fast path (equal words of two strings are equal strings): off when `UnsafeFastPaths.isEnabled` is
+        // false as the layout is made.
+        nameBits = MemoryLayout<String>.size == 16 && UnsafeFastPaths.isEnabled ? names.map { unsafeBitCast($0, to: (UInt64, UInt64).self) } : []
         slotsInOrder = names.map { slots[$0]! }
         plainAttributeIndexes = slotsInOrder.map { slot in
             guard case .attribute(let index, let attribute) = slot, attribute.attributeType != .transformableAttributeType else { return -1 }
@@ -207,6 +209,9 @@ final class SlotTable: @unchecked Sendable {
 
     /// The property name at `position`.
     func name(at position: Int) -> String { names[position] }
+
+    /// Whether look-ups compare names as raw words first (the unsafe fast path; see ``UnsafeFastPaths``).
+    var comparesNameWords: Bool { !nameBits.isEmpty }
 
     /// The number of properties.
     var count: Int { names.count }

@@ -10,12 +10,18 @@ enum ManagedObjectClassRegistry {
         var classesByName: [String: NSManagedObject.Type] = [:]
         /// Module names to try for unqualified class names.
         var moduleNames: [String] = []
-        /// Resolved classes per entity.
-        var classByEntity: [ObjectIdentifier: NSManagedObject.Type] = [:]
+        /// Resolved classes per entity. Keyed by the entity's address, so the entity is kept (weakly) to tell it from a
+        /// later entity at the same address once a model has gone away.
+        var classByEntity: [ObjectIdentifier: CachedClass] = [:]
         /// Models in use (frozen), for `entity()`.
         var models: [WeakModel] = []
         /// `entity(for:in:)` answers for a model given, by class: (class, weakly held model, entity).
         var entityByClass: [ObjectIdentifier: [CachedEntity]] = [:]
+    }
+
+    private struct CachedClass {
+        weak var entity: NSEntityDescription?
+        let objectClass: NSManagedObject.Type
     }
 
     private struct CachedEntity {
@@ -60,9 +66,12 @@ enum ManagedObjectClassRegistry {
     /// The class of `entity`'s objects (`NSManagedObject` when the class cannot be found, as Apple does).
     static func managedObjectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
         let key = ObjectIdentifier(entity)
-        if let cached = state.withLock({ $0.classByEntity[key] }) { return cached }
+        if let cached = state.withLock({ $0.classByEntity[key] }), cached.entity === entity { return cached.objectClass }
         let resolved = resolve(entity.managedObjectClassName ?? "NSManagedObject", entity: entity)
-        state.withLock { $0.classByEntity[key] = resolved }
+        state.withLock { state in
+            if state.classByEntity.count >= 4_096 { state.classByEntity = state.classByEntity.filter { $0.value.entity != nil } }
+            state.classByEntity[key] = CachedClass(entity: entity, objectClass: resolved)
+        }
         return resolved
     }
 

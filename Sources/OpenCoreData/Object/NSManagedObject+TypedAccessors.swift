@@ -77,7 +77,8 @@ extension Set: ManagedToManySet where Element: NSManagedObject {
         // Sharing is sound because a native set of class references is laid out alike for every element class,
         // and an `NSObject` subclass has one `Hashable` conformance, `NSObject`'s, which dispatches to `hash` and
         // `isEqual(_:)` dynamically: the shared table hashes and compares each member as the relationship's does.
-        if let members = managedMembers as? Set<NSManagedObject> {
+        // An unsafe fast path (a layout assumption): off when `UnsafeFastPaths.isEnabled` is false.
+        if UnsafeFastPaths.isEnabled, let members = managedMembers as? Set<NSManagedObject> {
             for member in members where ObjectIdentifier(type(of: member)) != ObjectIdentifier(Element.self) {
                 guard member is Element else { return nil }
             }

@@ -41,8 +41,9 @@ extension NSManagedObject {
         var errors: [NSError] = []
         fireFaultIfNeeded()
         // Without an override of `validateValue`, a property the base one would accept needs no call: one without
-        // rules, or a required attribute that has a value.
-        let skipsAcceptedValues = !OverriddenMethods.isOverridden(.validateValue, by: type(of: self))
+        // rules, or a required attribute that has a value. (Vtable probing, an unsafe fast path: off with
+        // `UnsafeFastPaths.isEnabled` false.)
+        let skipsAcceptedValues = UnsafeFastPaths.isEnabled && !OverriddenMethods.isOverridden(.validateValue, by: type(of: self))
         for (name, slot, rules) in layout.validatedProperties {
             if skipsAcceptedValues {
                 switch (rules, slot) {

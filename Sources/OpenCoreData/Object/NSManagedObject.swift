@@ -166,9 +166,12 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
         self.init(entity: entity, insertInto: moc)
     }
 
-    /// Whether a `@Managed` setter may record this object's changes directly (see ``changeTrackingPath``).
+    /// Whether a `@Managed` setter may record this object's changes directly (see ``changeTrackingPath``). Decided at
+    /// the first setter by vtable probing, an unsafe fast path: with ``UnsafeFastPaths/isEnabled`` false, never.
     var tracksChangesDirectly: Bool {
-        if changeTrackingPath == 0 { changeTrackingPath = OverriddenMethods.tracksChangesLikeTheBaseClass(type(of: self)) ? 1 : 2 }
+        if changeTrackingPath == 0 {
+            changeTrackingPath = UnsafeFastPaths.isEnabled && OverriddenMethods.tracksChangesLikeTheBaseClass(type(of: self)) ? 1 : 2
+        }
         return changeTrackingPath == 1
     }
 

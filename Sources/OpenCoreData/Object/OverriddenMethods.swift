@@ -16,7 +16,8 @@
 /// overriding that method changes and a probe that overrides nothing leaves alone. A class overrides the method
 /// exactly when its word there differs from `NSManagedObject`'s. If the probes do not single out one word (a runtime
 /// whose metadata differs from the one this was written for), every class counts as overriding, and every call
-/// goes through the overridable method as before.
+/// goes through the overridable method as before. An unsafe fast path: its callers do not ask (and every class counts
+/// as overriding) when `UnsafeFastPaths.isEnabled` is false.
 ///
 /// ```swift
 /// OverriddenMethods.isOverridden(.validateValue, by: Mood.self)   // false unless Mood overrides validateValue(_:forKey:)

@@ -243,3 +243,34 @@ final class StoreIdentity: @unchecked Sendable {
         }
     }
 }
+
+extension NSPersistentStore {
+    /// Apple's reason for ``typeMismatch(_:expected:path:found:underlying:)``, word for word.
+    static let typeMismatchReason = "The store type in the metadata does not match the specified store type."
+
+    /// Whether `metadata` names `storeType` as the store's type (`NSStoreType`); a missing type passes when
+    /// `allowingMissing` is true.
+    static func metadata(_ metadata: [String: Any]?, namesType storeType: String, allowingMissing: Bool) -> Bool {
+        guard let named = metadata?[NSStoreTypeKey] else { return allowingMissing }
+        return (named as? String) == storeType
+    }
+
+    /// The error Apple's coordinator returns for a store whose metadata, or file, is of another type than the one it
+    /// is added as: `NSPersistentStoreTypeMismatchError` (134010) with Apple's reason and the metadata under
+    /// `"metadata"` (observed: rdar 14503709), the file's path, and what refused the file under `NSUnderlyingErrorKey`.
+    ///
+    /// ```swift
+    /// throw NSPersistentStore.typeMismatch(metadata, expected: NSSQLiteStoreType, path: url.path)
+    /// ```
+    static func typeMismatch(_ metadata: [String: Any]?, expected storeType: String, path: String?, found: String? = nil,
+                             underlying: Error? = nil) -> NSError {
+        let named = found ?? (metadata?[NSStoreTypeKey]).map { "\($0)" } ?? "none"
+        var userInfo: [String: Any] = ["reason": typeMismatchReason]
+        if let metadata { userInfo["metadata"] = metadata }
+        if let path { userInfo[NSFilePathErrorKey] = path }
+        if let underlying { userInfo[NSUnderlyingErrorKey] = underlying }
+        return CoreDataError.make(NSPersistentStoreTypeMismatchError,
+                                  "\(typeMismatchReason) The store\(path.map { " at \($0)" } ?? "") is of type '\(named)', not '\(storeType)'",
+                                  userInfo: userInfo)
+    }
+}

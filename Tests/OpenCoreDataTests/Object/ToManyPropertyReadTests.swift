@@ -49,7 +49,8 @@ struct ToManyPropertyReadTests {
     @Test func aTypedSetSharesTheRelationshipsTableAndStaysAValue() throws {
         let stack = try MoodyStack()
         let context = stack.context
-        context.performAndWait {
+        // The sharing is an unsafe fast path: with its switch on (and not turned off by another test meanwhile).
+        UnsafeFastPathsTests.with(fastPaths: true) { context.performAndWait {
             let france = Country(context: context)
             let moods = (0..<50).map { _ in Mood(context: context) }
             for mood in moods { mood.country = france }
@@ -72,7 +73,7 @@ struct ToManyPropertyReadTests {
             changed.insert(Mood(context: context))
             #expect(france.moods.contains(moods[0]) && france.moods.count == 51, "changing the read leaves the relationship as it was")
             #expect(changed.count == 51 && !changed.contains(moods[0]))
-        }
+        } }
     }
 
     // The typed set is made from the relationship's members in one step for an unordered relationship (its own set,

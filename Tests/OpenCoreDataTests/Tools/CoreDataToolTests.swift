@@ -141,14 +141,20 @@ enum CoreDataTool {
         let tool: URL = try #require(executable, "the coredata executable is not built")
         process.executableURL = tool
         process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
+        let output = Pipe()
         process.standardOutput = output
+        // stderr goes to a file, not a second pipe: a child that writes more than a pipe holds there (a sanitizer's
+        // report at exit) would block while stdout is read to its end, and the test would wait forever.
+        let errorsURL = FileManager.default.temporaryDirectory.appendingPathComponent("coredata-stderr-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: errorsURL.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errorsURL) }
+        let errors = try FileHandle(forWritingTo: errorsURL)
+        defer { try? errors.close() }
         process.standardError = errors
         try process.run()
-        // stdout is read to its end first; the tool writes at most a line to stderr, far below a pipe's buffer.
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let errorData = (try? Data(contentsOf: errorsURL)) ?? Data()
         return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
     }
 }

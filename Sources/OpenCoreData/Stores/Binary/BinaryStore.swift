@@ -32,8 +32,11 @@ final class BinaryStore: NSAtomicStore, @unchecked Sendable {
             return
         }
         let file = try BinaryStoreFile(contentsOf: url)
-        guard (file.metadata[NSStoreTypeKey] as? String) == NSBinaryStoreType, file.metadata[NSStoreUUIDKey] is String else {
-            throw CoreDataError.make(NSFileReadCorruptFileError, "The binary store at \(url.path) has no valid store type or UUID in its metadata", userInfo: [NSFilePathErrorKey: url.path])
+        guard Self.metadata(file.metadata, namesType: NSBinaryStoreType, allowingMissing: false) else {
+            throw Self.typeMismatch(file.metadata, expected: NSBinaryStoreType, path: url.path)
+        }
+        guard file.metadata[NSStoreUUIDKey] is String else {
+            throw CoreDataError.make(NSFileReadCorruptFileError, "The binary store at \(url.path) has no valid UUID in its metadata", userInfo: [NSFilePathErrorKey: url.path])
         }
         metadata = file.metadata   // before any object ID is made: IDs carry the store's UUID
         try addNodes(from: file, path: url.path)

@@ -67,7 +67,8 @@ struct BinaryStoreFile {
         guard version == Self.formatVersion else { throw corrupt("format version \(version) is not supported (this library reads version \(Self.formatVersion))") }
         let root: Any
         do {
-            root = try PropertyListSerialization.propertyList(from: data.dropFirst(header), format: nil)
+            // OpenCoreData's own readers: Foundation's leaks memory on malformed lists (found by AddressSanitizer).
+            root = try PropertyListObject.foundationPropertyList(from: data.dropFirst(header))
         } catch {
             throw corrupt("its contents are not a valid property list")
         }

@@ -200,6 +200,11 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
                                      userInfo: [NSFilePathErrorKey: path])
         }
         let metadata = try readMetadata()
+        // A file whose metadata names another store type is not opened as an SQLite store (and not migrated or
+        // written to). Apple's SQLite stores always name their type; a missing one is tolerated.
+        guard Self.metadata(metadata, namesType: NSSQLiteStoreType, allowingMissing: true) else {
+            throw Self.typeMismatch(metadata, expected: NSSQLiteStoreType, path: path)
+        }
         let storeHashes = metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]
         if !model.isConfiguration(withName: configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : configurationName, compatibleWithStoreMetadata: metadata) {
             if let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager, !isReadOnly, !isMigrating {
@@ -284,16 +289,11 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
         return metadata
     }
 
-    /// Decodes a `Z_METADATA` blob. Binary property lists — what Core Data writes — are read by OpenCoreData's own
-    /// checked reader (Foundation's on Linux crashed on some malformed lists and leaks memory on others, found by
-    /// fuzzing); an XML property list goes to `PropertyListSerialization`; anything else is refused.
+    /// Decodes a `Z_METADATA` blob. Binary property lists — what Core Data writes — and XML ones are read by
+    /// OpenCoreData's own checked readers (Foundation's on Linux crashed on some malformed lists and leaks memory on
+    /// malformed binary and XML lists, found by fuzzing); anything else is refused.
     static func metadataPropertyList(_ data: Data) throws -> Any {
-        if data.starts(with: Array("bplist00".utf8)) { return try BinaryPropertyList.read(data).foundationObject() }
-        let start = data.prefix(256).drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
-        guard start.starts(with: Array("<?xml".utf8)) || start.starts(with: Array("<!DOCTYPE plist".utf8)) || start.starts(with: Array("<plist".utf8)) else {
-            throw BinaryPropertyListError(description: "neither a binary nor an XML property list")
-        }
-        return try PropertyListSerialization.propertyList(from: data, format: nil)
+        try PropertyListObject.foundationPropertyList(from: data)
     }
 
     /// Writes the metadata row.
