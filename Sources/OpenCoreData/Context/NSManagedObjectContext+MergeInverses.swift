@@ -73,4 +73,21 @@ extension NSManagedObjectContext {
         }
         for owner in realigned { eventChanges.refreshed.insert(owner) }
     }
+
+    /// After `objects` went back to their committed values (a rollback): a realized to-many that does not list one of
+    /// them although the object's to-one points at its owner is read again. Its list was read while the object had an
+    /// unsaved move elsewhere, which it honoured (``leaveMembersMovedElsewhere``); the move is gone now. Owners that
+    /// were themselves rolled back are faults already.
+    func rereadInverseToManys(listing objects: [NSManagedObject]) {
+        for object in objects where !object._isFault && object._context === self {
+            for index in object.layout.toOnesWithToManyInverse {
+                guard let ownerID = object.toOneID(at: index), let owner = registry[ownerID], !owner._isFault,
+                      let inverse = object.layout.toOneRelationships[index].inverseRelationship,
+                      case .toMany(let slot, _)? = owner.layout.slots[inverse.name],
+                      case .members(let members) = owner.toManyValues[slot], !members.contains(object)
+                else { continue }
+                owner.toManyValues[slot] = .fault
+            }
+        }
+    }
 }

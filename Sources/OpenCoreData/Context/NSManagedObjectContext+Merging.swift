@@ -45,7 +45,9 @@ extension NSManagedObjectContext {
         advanceQueryGeneration()   // a pinned context moves to the current generation when it merges (Apple documents it)
         processPendingChangesInternal()
         forgetDeletedElsewhere(deleted.compactMap { registry[$0] })
-        for objectID in updated {
+        // An inserted object this context knows already (a child that read its parent's unsaved insertion) has the
+        // values it read then: it is refreshed like an updated one.
+        for objectID in updated.union(inserted.filter { registry[$0] != nil }) {
             guard let object = registry[objectID], !object._isDeleted else { continue }
             if object._isFault {
                 continue
@@ -74,7 +76,13 @@ extension NSManagedObjectContext {
         for holder in registry.values {
             guard !goneObjects.contains(ObjectIdentifier(holder)), !holder._isFault else { continue }
             for slot in holder.toOneValues.indices {
-                if let target = holder.toOneID(at: slot), goneIDs.contains(target) { holder.toOneValues[slot] = .none }
+                guard let target = holder.toOneID(at: slot), goneIDs.contains(target) else { continue }
+                holder.toOneValues[slot] = .none
+                // The store's row no longer points there either (the deletion nullified or deleted it): not an unsaved
+                // change of the holder, which a later merge would put back over the store's newer value.
+                if let committed = holder.committedSnapshot?.toOne[slot], goneIDs.contains(committed) {
+                    holder.committedSnapshot?.toOne[slot] = nil
+                }
             }
             for slot in holder.toManyValues.indices {
                 holder.dropRealizedMembers(among: objects, identifiers: goneObjects, at: slot, committedLeaving: goneIDs)

@@ -26,23 +26,32 @@ extension NSManagedObjectContext {
     /// changed properties had when the event began — both sides of every relationship, since inverse maintenance
     /// records the other side's old values too. Apple's contexts do the same in `processPendingChanges`, which
     /// is why changes made with undo registration disabled must be processed before it is enabled again.
+    ///
+    /// A to-many relationship is restored as a change, not as a value: the undo takes out the members the event added
+    /// and puts back those it removed, so members that other changes (a merge, a child's save) brought since stay.
+    /// The members it had after the event are kept with the action for that.
     func registerUndoForEvent() {
         guard let undoManager = _undoManager, undoManager.isUndoRegistrationEnabled else { return }
         for object in eventTouchedObjects where object.hasEventOldValues {
             let values = object.eventOldValuesByKey
+            var after: [String: Any] = [:]
+            for key in values.keys where object.isToManyKey(key) { after[key] = object.valueForUndo(forKey: key) }
             // Actions target the context and hold the object strongly: an unchanged object is held only weakly by
             // the context, and its undo must still work after a save (Apple's undo manager keeps the objects too).
-            undoManager.registerUndo(withTarget: self) { context in context.restoreValues(of: object, to: values) }
+            undoManager.registerUndo(withTarget: self) { context in context.restoreValues(of: object, to: values, from: after) }
         }
     }
 
     /// Sets `values` back on `object` as they were — no inverse maintenance (the other side restores itself) —
-    /// and registers the opposite restore for redo.
-    func restoreValues(of object: NSManagedObject, to values: [String: Any]) {
+    /// and registers the opposite restore for redo. A to-many key with a value in `source` (the members it had when
+    /// the restored change ended) gets the change from `source` to `values` on top of its members now.
+    func restoreValues(of object: NSManagedObject, to values: [String: Any], from source: [String: Any] = [:]) {
         var current: [String: Any] = [:]
         for key in values.keys { current[key] = object.valueForUndo(forKey: key) }
-        _undoManager?.registerUndo(withTarget: self) { context in context.restoreValues(of: object, to: current) }
-        for (key, value) in values { object.restoreValueForUndo(value, forKey: key) }
+        for (key, value) in values { object.restoreValueForUndo(value, forKey: key, changedFrom: source[key]) }
+        var restored: [String: Any] = [:]
+        for key in values.keys where source[key] != nil { restored[key] = object.valueForUndo(forKey: key) }
+        _undoManager?.registerUndo(withTarget: self) { context in context.restoreValues(of: object, to: current, from: restored) }
         object.awake(fromSnapshotEvents: .undoUpdate)
     }
 

@@ -17,6 +17,13 @@ extension NSManagedObject {
     /// The members of a to-many relationship, loading them if they are a fault.
     func realizedMembers(at index: Int) -> RelationshipMembers {
         if case .members(let members) = toManyValues[index] { return members }
+        // A fault's relationships load with its values: members read (or changed) first would be dropped when the
+        // fault fires, and a fault has no committed row to read them against (`insert(_:at:)` through
+        // `mutableOrderedSetValue(forKey:)` on a fault was lost that way).
+        if _isFault, _context != nil {
+            fireFaultIfNeeded()
+            if case .members(let members) = toManyValues[index] { return members }
+        }
         let relationship = layout.toManyRelationships[index]
         let objects = _context?.loadToMany(of: self, relationship: relationship, slot: index) ?? []
         let members = RelationshipMembers(ordered: relationship.isOrdered, members: objects)
