@@ -172,6 +172,30 @@ struct ToManyViewTests {
         }
     }
 
+    @Test func redoingAMoveIntoAListThatWasAFaultWhenUndonePutsTheMemberBack() throws {
+        let f = try Fixture { _, make in
+            make("m", .member).setValue(make("from", .owner), forKey: "list")
+            make("to", .owner).setValue(NSOrderedSet(array: [make("a", .member)]), forKey: "entries")
+        }
+        let context = f.context(undo: true)
+        try context.performAndWait {
+            f.object("to", in: context).mutableOrderedSetValue(forKey: "entries").add(f.object("m", in: context))
+            try context.save()
+        }
+        // The list is a fault when the move is undone: the undo reads it while the member's own side is restored.
+        context.performAndWait { context.refresh(f.object("to", in: context), mergeChanges: false) }
+        context.performAndWait { context.undo() }
+        context.performAndWait {
+            #expect(f.names("to", "entries", in: context) == ["a"])
+            #expect(f.names("m", "list", in: context) == ["from"])
+        }
+        context.performAndWait { context.redo() }
+        context.performAndWait {
+            #expect(f.names("to", "entries", in: context) == ["a", "m"])
+            #expect(f.names("from", "entries", in: context).isEmpty)
+        }
+    }
+
     @Test func aChildsSaveKeepsTheParentsChangesMadeSinceTheChildReadTheRelationship() throws {
         let f = try Fixture { _, make in
             let o = make("o", .owner)
