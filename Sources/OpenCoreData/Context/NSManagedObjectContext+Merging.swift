@@ -69,13 +69,34 @@ extension NSManagedObjectContext {
     /// Removes objects another context (or a batch delete) deleted: they leave every realized relationship of
     /// this context (without making the holders dirty) and are unregistered. One pass over the registered objects
     /// for all of them, so merging a large batch delete stays linear.
-    private func forgetDeletedElsewhere(_ objects: [NSManagedObject]) {
+    func forgetDeletedElsewhere(_ objects: [NSManagedObject]) {
+        guard !objects.isEmpty else { return }
+        leaveRealizedRelationships(objects)
+        for object in objects {
+            insertedSet.remove(object)
+            updatedSet.remove(object)
+            deletedSet.remove(object)
+            unpropagatedDeletes.remove(object)
+            registry[object.objectID] = nil
+            eventChanges.deleted.insert(object)
+            object.turnIntoFault()
+            object._isDeleted = true
+            object._context = nil
+        }
+        leaveFaultBatches(objects.map(\.objectID))
+    }
+
+    /// Takes objects whose deletion the store holds out of every realized relationship of the other registered
+    /// objects, committed members included (the store no longer has them there), without making the holders changes.
+    /// To-ones only with `toOnes` (a deletion saved here leaves a holder's to-one as the store has it: the row's
+    /// foreign key, which only the no-action rule leaves pointing at it).
+    func leaveRealizedRelationships(_ objects: [NSManagedObject], toOnes: Bool = true) {
         guard !objects.isEmpty else { return }
         let goneObjects = Set(objects.map(ObjectIdentifier.init))
         let goneIDs = Set(objects.map(\.objectID))
         for holder in registry.values {
             guard !goneObjects.contains(ObjectIdentifier(holder)), !holder._isFault else { continue }
-            for slot in holder.toOneValues.indices {
+            for slot in holder.toOneValues.indices where toOnes {
                 guard let target = holder.toOneID(at: slot), goneIDs.contains(target) else { continue }
                 holder.toOneValues[slot] = .none
                 // The store's row no longer points there either (the deletion nullified or deleted it): not an unsaved
@@ -88,18 +109,6 @@ extension NSManagedObjectContext {
                 holder.dropRealizedMembers(among: objects, identifiers: goneObjects, at: slot, committedLeaving: goneIDs)
             }
         }
-        for object in objects {
-            insertedSet.remove(object)
-            updatedSet.remove(object)
-            deletedSet.remove(object)
-            unpropagatedDeletes.remove(object)
-            registry[object.objectID] = nil
-            eventChanges.deleted.insert(object)
-            object.turnIntoFault()
-            object._isDeleted = true
-            object._context = nil
-        }
-        leaveFaultBatches(goneIDs)
     }
 
     static func objectIDs(_ value: Any?) -> Set<NSManagedObjectID> {

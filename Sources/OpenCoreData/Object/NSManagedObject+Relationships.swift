@@ -228,7 +228,12 @@ extension NSManagedObject {
     }
 
     /// Adds or removes a member of a to-many relationship of this object directly.
-    func primitiveChangeMember(_ relationship: NSRelationshipDescription, _ object: NSManagedObject, add: Bool) {
+    /// With `inverseOfChange`, the object is marked changed even if its list already agreed: the other side changed
+    /// (a member moved here or away, a pair added or removed), so this object's membership in the store changes with
+    /// the save, and it is saved (its version moves) — a list read before another context's change can already
+    /// agree, and a context still holding the old version must then conflict on it (a deletion would otherwise miss
+    /// the member when applying its delete rules).
+    func primitiveChangeMember(_ relationship: NSRelationshipDescription, _ object: NSManagedObject, add: Bool, inverseOfChange: Bool = false) {
         fireFaultIfNeeded()
         guard case .toMany(let index, _)? = layout.slots[relationship.name] else { return }
         let changed = changeRealizedMembers(at: index) { members -> Bool in
@@ -236,7 +241,7 @@ extension NSManagedObject {
             noteEventOldValue(relationship.name, members)
             return add ? members.insert(object) : members.remove(object)
         }
-        guard changed else { return }
+        guard changed || inverseOfChange else { return }
         _context?.noteToManyChanged(self, slot: index)
     }
 }
@@ -247,7 +252,7 @@ enum GraphMaintenance {
     static func link(_ source: NSManagedObject, _ relationship: NSRelationshipDescription, _ destination: NSManagedObject) {
         guard let inverse = relationship.inverseRelationship else { return }
         if inverse.isToMany {
-            destination.primitiveChangeMember(inverse, source, add: true)
+            destination.primitiveChangeMember(inverse, source, add: true, inverseOfChange: true)
             return
         }
         let previous = destination.primitiveToOne(inverse)
@@ -256,7 +261,7 @@ enum GraphMaintenance {
         // The destination pointed back at another object: that object no longer holds the destination.
         if let previous, previous !== destination {
             if relationship.isToMany {
-                previous.primitiveChangeMember(relationship, destination, add: false)
+                previous.primitiveChangeMember(relationship, destination, add: false, inverseOfChange: true)
             } else if previous.primitiveToOne(relationship) === destination {
                 previous.primitiveSetToOne(relationship, to: nil)
             }
@@ -267,7 +272,7 @@ enum GraphMaintenance {
     static func unlink(_ source: NSManagedObject, _ relationship: NSRelationshipDescription, _ destination: NSManagedObject) {
         guard let inverse = relationship.inverseRelationship else { return }
         if inverse.isToMany {
-            destination.primitiveChangeMember(inverse, source, add: false)
+            destination.primitiveChangeMember(inverse, source, add: false, inverseOfChange: true)
         } else if destination.primitiveToOne(inverse) === source {
             destination.primitiveSetToOne(inverse, to: nil)
         }

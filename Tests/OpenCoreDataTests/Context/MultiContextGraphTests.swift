@@ -10,7 +10,7 @@
 // step the acting context, and at random others, are compared with it; after each save to the store, a new context
 // (every tenth time on a new coordinator) must read the saved graph.
 //
-// Environment: `OPENCOREDATA_MULTICONTEXT_OPERATIONS` (total steps, default 3,000, split over the seeds),
+// Environment: `OPENCOREDATA_MULTICONTEXT_OPERATIONS` (total steps, default 1,500, split over the seeds),
 // `OPENCOREDATA_MULTICONTEXT_SEED` (run only this seed). Each run prints its seed and operation counts; a failure
 // names the seed and step, lists the last operations and says how to rerun it.
 import Foundation
@@ -21,7 +21,7 @@ import Testing
 @Suite("MultiContextGraph")
 struct MultiContextGraphTests {
     static let environment = ProcessInfo.processInfo.environment
-    static let totalOperations = environment["OPENCOREDATA_MULTICONTEXT_OPERATIONS"].flatMap { Int($0) } ?? 3_000
+    static let totalOperations = environment["OPENCOREDATA_MULTICONTEXT_OPERATIONS"].flatMap { Int($0) } ?? 1_500
     static let seeds: [UInt64] = environment["OPENCOREDATA_MULTICONTEXT_SEED"].flatMap { UInt64($0) }.map { [$0] } ?? [1, 2, 3]
 
     @Test(arguments: seeds)
