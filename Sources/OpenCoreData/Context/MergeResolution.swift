@@ -1,15 +1,88 @@
-/// How the built-in merge policies change objects to resolve conflicts (Apple's documented semantics).
+/// How the built-in merge policies change objects to resolve conflicts (Apple's documented semantics, by property,
+/// carried over to relationships and deletions: DEVIATIONS.md O18).
 enum MergeResolution {
-    /// Resolves an optimistic-locking conflict: afterwards the object's committed snapshot is the store's row,
-    /// so the retried save expects the store's version.
-    static func resolve(_ conflict: NSMergeConflict, policy: NSMergePolicyType) {
-        let object = conflict.sourceObject
-        guard let context = object._context else { return }
-        guard let persisted = conflict.persistedRow else {
-            // The row was deleted in the store: the deletion wins; the object's changes are dropped.
-            context.forgetChangesAndDelete(object)
-            return
+    /// Resolves the optimistic-locking conflicts of one save attempt, together (a many-to-many pair belongs to two
+    /// objects): afterwards each object's committed snapshot is the store's row, so the retried save expects the
+    /// store's version, and what the save writes is consistent — no saved object points at a row that is gone, both
+    /// sides of every relationship agree.
+    ///
+    /// - Updated objects whose row was deleted elsewhere: the deletion wins; the object leaves the context and every
+    ///   relationship of the others (as a merged deletion does).
+    /// - Attributes and to-ones: overwrite keeps the context's values, object trump the context's where it changed
+    ///   them, store trump the store's where the store changed them, rollback the store's. A to-one that takes the
+    ///   store's value moves the object between the inverse to-manys without changing their owners.
+    /// - Many-to-many pairs of a conflicting object: the same rule by pair; an ordered to-many keeps the context's
+    ///   order for the members it keeps (store trump: the store's if the store changed it; rollback: the store's).
+    /// - Deleted objects whose row changed: rollback brings them back with the store's values; the others delete
+    ///   them and apply their delete rules to the relationships the store has now (deny throws the validation error).
+    static func resolve(_ conflicts: [NSMergeConflict], policy: NSMergePolicyType) throws {
+        guard policy != .errorMergePolicyType else { return }
+        var byContext: [ObjectIdentifier: (context: NSManagedObjectContext, conflicts: [NSMergeConflict])] = [:]
+        for conflict in conflicts {
+            guard let context = conflict.sourceObject._context else { continue }
+            byContext[ObjectIdentifier(context), default: (context, [])].conflicts.append(conflict)
         }
+        for (context, list) in byContext.values { try resolve(list, policy: policy, in: context) }
+    }
+
+    private static func resolve(_ conflicts: [NSMergeConflict], policy: NSMergePolicyType, in context: NSManagedObjectContext) throws {
+        // Rows deleted elsewhere: gone, with every reference to them.
+        context.forgetDeletedElsewhere(conflicts.filter { $0.persistedRow == nil }.map(\.sourceObject))
+        let changed = conflicts.compactMap { conflict -> (object: NSManagedObject, row: ObjectSnapshot)? in
+            guard let row = conflict.persistedRow, conflict.sourceObject._context === context else { return nil }
+            return (conflict.sourceObject, row)
+        }
+        var deletions: [(object: NSManagedObject, row: ObjectSnapshot)] = []
+        var listsBefore: [ObjectIdentifier: [Int: [NSManagedObject]]] = [:]
+        for (object, _) in changed {
+            for (slot, value) in object.toManyValues.enumerated() {
+                if case .members(let members) = value { listsBefore[ObjectIdentifier(object), default: [:]][slot] = members.objects }
+            }
+        }
+        for (object, row) in changed {
+            if object._isDeleted {
+                if policy == .rollbackMergePolicyType { undelete(object, to: row, in: context) } else { deletions.append((object, row)) }
+            } else {
+                resolveValues(of: object, persisted: row, policy: policy, in: context)
+            }
+        }
+        for (object, _) in changed where !object._isDeleted && object._context === context {
+            resolveToManys(of: object, before: listsBefore[ObjectIdentifier(object)] ?? [:], policy: policy, in: context)
+        }
+        for (object, row) in deletions {
+            object.committedSnapshot = row
+            context.persistentStoreCoordinator?.rowCache.store(row, for: object.objectID)
+            try reapplyDeleteRules(of: object, in: context)
+        }
+        if policy == .rollbackMergePolicyType {
+            for (object, _) in changed where !object._isDeleted && object._context === context {
+                applyDeleteRulesOfDeletedDestinations(to: object, in: context)
+            }
+        }
+        context.propagateDeletes()
+    }
+
+    /// A rolled-back object points (with the store's values) at an object this save deletes: the deleted object's
+    /// delete rule for it applies — cascade deletes it, nullify clears the to-one.
+    private static func applyDeleteRulesOfDeletedDestinations(to object: NSManagedObject, in context: NSManagedObjectContext) {
+        for (index, relationship) in object.layout.toOneRelationships.enumerated() where !relationship.isTransient {
+            guard let destination = object.resolveToOne(at: index), destination._isDeleted, destination._context === context,
+                  let inverse = relationship.inverseRelationship
+            else { continue }
+            switch inverse.deleteRule {
+            case .cascadeDeleteRule:
+                context.delete(object)
+                return
+            case .nullifyDeleteRule:
+                object.setValue(nil, forKey: relationship.name)
+            default:
+                continue
+            }
+        }
+    }
+
+    /// Attributes and to-ones of an updated object in conflict.
+    private static func resolveValues(of object: NSManagedObject, persisted: ObjectSnapshot, policy: NSMergePolicyType, in context: NSManagedObjectContext) {
         let committed = object.committedSnapshot ?? persisted
         switch policy {
         case .errorMergePolicyType:
@@ -21,19 +94,22 @@ enum MergeResolution {
             for index in object.toOneValues.indices where object.toOneID(at: index) != persisted.toOne[index] {
                 moveInInverse(object, toOne: index, to: persisted.toOne[index], in: context)
             }
-            // Realized to-manys stay: they list what the context shows, including moves of objects not in conflict
-            // that this save keeps (faulting them would reload the store's list without those moves).
+            // Realized to-manys stay (resolveToManys puts the store's pairs back): they list what the context shows,
+            // including moves of objects not in conflict that this save keeps.
             let realized = object.toManyValues
+            let committedToMany = object.committedToMany
             context.revert(object, to: persisted)
             for (slot, value) in realized.enumerated() {
                 if case .members = value { object.toManyValues[slot] = value }
             }
+            object.committedToMany = committedToMany
             return
-        case .overwriteMergePolicyType:
-            break
-        case .mergeByPropertyStoreTrumpMergePolicyType, .mergeByPropertyObjectTrumpMergePolicyType:
+        case .overwriteMergePolicyType, .mergeByPropertyStoreTrumpMergePolicyType, .mergeByPropertyObjectTrumpMergePolicyType:
             let storeWins = policy == .mergeByPropertyStoreTrumpMergePolicyType
-            for index in object.attributeValues.indices where !object.layout.attributes[index].isTransient {
+            // Overwrite writes every attribute of the context's object; its relationships below as object trump does
+            // (a to-one the context did not change takes the store's value: writing the value it read would move the
+            // object between owners behind their backs, or point it at a row deleted since).
+            for index in object.attributeValues.indices where !object.layout.attributes[index].isTransient && policy != .overwriteMergePolicyType {
                 let attribute = object.layout.attributes[index]
                 let current = attribute.attributeType == .transformableAttributeType
                     ? TransformableValues.storedValue(from: object.transformedValues[index], attribute: attribute)
@@ -49,8 +125,24 @@ enum MergeResolution {
                 let current = object.toOneID(at: index)
                 let storeChanged = persisted.toOne[index] != committed.toOne[index]
                 let weChanged = current != committed.toOne[index]
-                if storeChanged && (storeWins || !weChanged) {
-                    relink(object, toOne: index, to: persisted.toOne[index], in: context)
+                if storeChanged && (storeWins || !weChanged) && current != persisted.toOne[index] {
+                    // The store holds this value: the inverse to-manys follow without becoming changes.
+                    moveInInverse(object, toOne: index, to: persisted.toOne[index], in: context)
+                } else if current != persisted.toOne[index], let stored = persisted.toOne[index],
+                          let inverse = object.layout.toOneRelationships[index].inverseRelationship, inverse.isToMany {
+                    // The context's value replaces one the store changed to: the owner the store has the object in
+                    // loses it with this save, so it is saved too (its version moves, as a move made here moves it),
+                    // with the store's row if this context has not changed it.
+                    let owner = context.object(with: stored)
+                    if !owner.hasChanges {
+                        context.persistentStoreCoordinator?.rowCache.remove([stored])
+                        context.refresh(owner, mergeChanges: false)
+                    } else if case .toMany(let slot, _)? = owner.layout.slots[inverse.name], !owner.dirtyToManySlots.contains(slot) {
+                        // Its list, unchanged here, is read again: it is written from the store's, less the object.
+                        owner.toManyValues[slot] = .fault
+                        owner.committedToMany[slot] = nil
+                    }
+                    owner.primitiveChangeMember(inverse, object, add: false, inverseOfChange: true)
                 }
             }
         }
@@ -61,7 +153,7 @@ enum MergeResolution {
 
     /// Points to-one `index` of `object` at `destinationID`, keeping the inverse relationships of the old and the
     /// new destination in step.
-    private static func relink(_ object: NSManagedObject, toOne index: Int, to destinationID: NSManagedObjectID?, in context: NSManagedObjectContext) {
+    static func relink(_ object: NSManagedObject, toOne index: Int, to destinationID: NSManagedObjectID?, in context: NSManagedObjectContext) {
         let relationship = object.layout.toOneRelationships[index]
         let old = object.resolveToOne(at: index)
         let new = destinationID.map { context.object(with: $0) }
@@ -70,9 +162,10 @@ enum MergeResolution {
         if let new { GraphMaintenance.link(object, relationship, new) }
     }
 
-    /// Takes `object` out of the realized inverse to-many of its current to-one destination and puts it in that of
-    /// `destinationID`'s, without marking either destination changed. To-many inverses only; a fault stays a fault.
-    private static func moveInInverse(_ object: NSManagedObject, toOne index: Int, to destinationID: NSManagedObjectID?, in context: NSManagedObjectContext) {
+    /// Points to-one `index` of `object` at `destinationID`, taking the object out of the realized inverse to-many of
+    /// its current destination and putting it in that of the new one, without marking either destination changed.
+    /// To-many inverses only (a one-to-one relinks); a fault stays a fault.
+    static func moveInInverse(_ object: NSManagedObject, toOne index: Int, to destinationID: NSManagedObjectID?, in context: NSManagedObjectContext) {
         guard let inverse = object.layout.toOneRelationships[index].inverseRelationship, inverse.isToMany else {
             relink(object, toOne: index, to: destinationID, in: context)
             return
@@ -84,8 +177,10 @@ enum MergeResolution {
             if add { members.insert(object) } else { _ = members.remove(object) }
             destination.toManyValues[slot] = .members(members)
         }
+        let destination = destinationID.map { context.object(with: $0) }
         change(object.resolveToOne(at: index), add: false)
-        change(destinationID.map { context.object(with: $0) }, add: true)
+        change(destination, add: true)
+        object.toOneValues[index] = destination.map { .object($0) } ?? .none
     }
 
     /// Resolves a uniqueness-constraint conflict: the object-trump and overwrite policies merge the saved

@@ -57,6 +57,9 @@ extension NSManagedObjectContext {
     }
 
     private func applyDeleteRule(of relationship: NSRelationshipDescription, to object: NSManagedObject) {
+        if relationship.isToMany && (relationship.deleteRule == .nullifyDeleteRule || relationship.deleteRule == .cascadeDeleteRule) {
+            applyDeleteRuleToUnlistedMembers(of: relationship, to: object)
+        }
         let destinations: [NSManagedObject]
         if relationship.isToMany {
             destinations = (object.value(forKey: relationship.name) as? NSSet)?.allObjects.compactMap { $0 as? NSManagedObject }
@@ -112,5 +115,37 @@ extension NSManagedObjectContext {
     func noteToManyChanged(_ object: NSManagedObject, slot: Int) {
         object.dirtyToManySlots.insert(slot)
         noteUpdated(object)
+    }
+
+    /// The members the store had in a deleted object's to-many when this context read it, that its realized list no
+    /// longer shows although this context did not move them away: a copy of the member read before another context
+    /// moved it there (its to-one still says elsewhere), or a list read while the member's own move was pending
+    /// and since undone. The rule applies to them too — each read from the store first, so that what the save writes
+    /// is the store's row with the rule applied — or the store would keep a member pointing at a deleted row.
+    private func applyDeleteRuleToUnlistedMembers(of relationship: NSRelationshipDescription, to object: NSManagedObject) {
+        guard let inverse = relationship.inverseRelationship, !inverse.isToMany, case .toMany(let slot, _)? = object.layout.slots[relationship.name],
+              case .members(let members) = object.toManyValues[slot], let committed = object.committedToMany[slot]
+        else { return }
+        for id in committed {
+            let member = self.object(with: id)
+            if member._isFault {
+                // Read now from the store (a fault has no change of its own); below it gets the rule if it is still there.
+                guard (try? loadValues(into: member, failIfMissing: false)) == true else { continue }
+            }
+            guard !member._isDeleted, !members.contains(member),
+                  case .toOne(let index, _)? = member.layout.slots[inverse.name], member.toOneID(at: index) != object.objectID
+            else { continue }
+            // One this context moved away (an unsaved change) is not the store's member any more once this saves.
+            if member.hasChanges && member.toOneID(at: index) != member.committedSnapshot?.toOne[index] { continue }
+            if member.hasChanges { continue }
+            persistentStoreCoordinator?.rowCache.remove([id])
+            refresh(member, mergeChanges: false)
+            guard member.primitiveToOne(inverse) === object else { continue }
+            if relationship.deleteRule == .cascadeDeleteRule {
+                delete(member)
+            } else {
+                member.setValue(nil, forKey: inverse.name)
+            }
+        }
     }
 }

@@ -88,9 +88,38 @@ extension NSManagedObjectContext {
         var ids = committedToManyIDs(of: object, relationship: relationship)
         if let coordinator = persistentStoreCoordinator { ids = readRowCache(coordinator).sharedIDs(ids) }
         object.committedToMany[slot] = ids
-        let members = ids.map { self.object(with: $0) }
+        var members = ids.map { self.object(with: $0) }
         batchMemberFaults(members)
+        leaveMembersMovedElsewhere(&members, of: object, relationship: relationship)
         return members
+    }
+
+    /// Takes out of a to-many just read from the store (or the parent) the members that this context shows elsewhere:
+    /// a member whose to-one inverse has an unsaved change pointing away from `object`.
+    ///
+    /// The context's move was made before the store listed the member here (another context moved it in, and a merge
+    /// refreshed the owner into a fault), so the move's inverse maintenance never saw this owner; the owner's list
+    /// must still show the context's change. The committed members keep it, so the change reads as this owner's
+    /// removal of it (re-applied on a later merge, as the member's own change is).
+    ///
+    /// A member whose to-one changed in the current event counts where it was when the event began: the change's
+    /// inverse maintenance is what realizes the list, and it takes the member out (moved away from here) or adds it at
+    /// the end (moved back here), recording the change as it does for a list read before. One look-up per member;
+    /// members that are faults have no changes.
+    private func leaveMembersMovedElsewhere(_ members: inout [NSManagedObject], of object: NSManagedObject, relationship: NSRelationshipDescription) {
+        guard let inverse = relationship.inverseRelationship, !inverse.isToMany, !members.isEmpty,
+              !insertedSet.isEmpty || !updatedSet.isEmpty || !deletedSet.isEmpty
+        else { return }
+        let ownerID = object.objectID
+        members.removeAll { member in
+            guard member.hasChanges, !member._isFault, case .toOne(let slot, _)? = member.layout.slots[inverse.name] else { return false }
+            if member.isEventTouched, let position = member.layout.slots.position(of: inverse.name),
+               let old = member.eventOldValues.value(at: position) {
+                return (old as? NSManagedObject) !== object
+            }
+            let current = member.toOneID(at: slot)
+            return current != ownerID && current != member.committedSnapshot?.toOne[slot]
+        }
     }
 
     /// A fired to-many fault's members that are faults load together: firing one reads the rows of all that are

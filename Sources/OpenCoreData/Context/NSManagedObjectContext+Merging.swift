@@ -59,7 +59,9 @@ extension NSManagedObjectContext {
         advanceQueryGeneration()   // a pinned context moves to the current generation when it merges (Apple documents it)
         processPendingChangesInternal()
         forgetDeletedElsewhere(deleted.compactMap { registry[$0] })
-        for objectID in updated {
+        // An inserted object this context knows already (a child that read its parent's unsaved insertion) has the
+        // values it read then: it is refreshed like an updated one.
+        for objectID in updated.union(inserted.filter { registry[$0] != nil }) {
             guard let object = registry[objectID], !object._isDeleted else { continue }
             if object._isFault {
                 continue
@@ -81,19 +83,9 @@ extension NSManagedObjectContext {
     /// Removes objects another context (or a batch delete) deleted: they leave every realized relationship of
     /// this context (without making the holders dirty) and are unregistered. One pass over the registered objects
     /// for all of them, so merging a large batch delete stays linear.
-    private func forgetDeletedElsewhere(_ objects: [NSManagedObject]) {
+    func forgetDeletedElsewhere(_ objects: [NSManagedObject]) {
         guard !objects.isEmpty else { return }
-        let goneObjects = Set(objects.map(ObjectIdentifier.init))
-        let goneIDs = Set(objects.map(\.objectID))
-        for holder in registry.values {
-            guard !goneObjects.contains(ObjectIdentifier(holder)), !holder._isFault else { continue }
-            for slot in holder.toOneValues.indices {
-                if let target = holder.toOneID(at: slot), goneIDs.contains(target) { holder.toOneValues[slot] = .none }
-            }
-            for slot in holder.toManyValues.indices {
-                holder.dropRealizedMembers(among: objects, identifiers: goneObjects, at: slot, committedLeaving: goneIDs)
-            }
-        }
+        leaveRealizedRelationships(objects)
         for object in objects {
             insertedSet.remove(object)
             updatedSet.remove(object)
@@ -105,7 +97,32 @@ extension NSManagedObjectContext {
             object._isDeleted = true
             object._context = nil
         }
-        leaveFaultBatches(goneIDs)
+        leaveFaultBatches(objects.map(\.objectID))
+    }
+
+    /// Takes objects whose deletion the store holds out of every realized relationship of the other registered
+    /// objects, committed members included (the store no longer has them there), without making the holders changes.
+    /// To-ones only with `toOnes` (a deletion saved here leaves a holder's to-one as the store has it: the row's
+    /// foreign key, which only the no-action rule leaves pointing at it).
+    func leaveRealizedRelationships(_ objects: [NSManagedObject], toOnes: Bool = true) {
+        guard !objects.isEmpty else { return }
+        let goneObjects = Set(objects.map(ObjectIdentifier.init))
+        let goneIDs = Set(objects.map(\.objectID))
+        for holder in registry.values {
+            guard !goneObjects.contains(ObjectIdentifier(holder)), !holder._isFault else { continue }
+            for slot in holder.toOneValues.indices where toOnes {
+                guard let target = holder.toOneID(at: slot), goneIDs.contains(target) else { continue }
+                holder.toOneValues[slot] = .none
+                // The store's row no longer points there either (the deletion nullified or deleted it): not an unsaved
+                // change of the holder, which a later merge would put back over the store's newer value.
+                if let committed = holder.committedSnapshot?.toOne[slot], goneIDs.contains(committed) {
+                    holder.committedSnapshot?.toOne[slot] = nil
+                }
+            }
+            for slot in holder.toManyValues.indices {
+                holder.dropRealizedMembers(among: objects, identifiers: goneObjects, at: slot, committedLeaving: goneIDs)
+            }
+        }
     }
 
     static func objectIDs(_ value: Any?) -> Set<NSManagedObjectID> {

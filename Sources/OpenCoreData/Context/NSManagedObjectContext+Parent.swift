@@ -88,7 +88,19 @@ extension NSManagedObjectContext {
         var isInsert: Bool
         var attributes: [String: Any] = [:]
         var toOne: [String: NSManagedObjectID?] = [:]
-        var toMany: [String: [NSManagedObjectID]] = [:]
+        var toMany: [String: PushedMembers] = [:]
+    }
+
+    /// A to-many relationship's change as the parent receives it: the members the child added and removed against
+    /// those it read, and for an ordered relationship the child's order. The parent puts the change on top of its own
+    /// members (``MemberMerge``), so that members the parent gained or lost since the child read them (its own
+    /// changes, a merge, a deletion) are not undone.
+    private struct PushedMembers {
+        var added: [NSManagedObjectID]
+        var removed: [NSManagedObjectID]
+        var order: [NSManagedObjectID]?
+        /// The child's members as a whole (the child never read the parent's: an inserted object).
+        var replacesAll: Bool
     }
 
     /// Pushes the context's changes into its parent (a child's `save()`); the parent's objects change as if edited
@@ -156,7 +168,15 @@ extension NSManagedObjectContext {
         }
         for (index, relationship) in layout.toManyRelationships.enumerated() where !relationship.isTransient {
             guard isInsert || object.dirtyToManySlots.contains(index), case .members(let members) = object.toManyValues[index] else { continue }
-            push.toMany[relationship.name] = members.objects.filter { !$0._isDeleted }.map(\.objectID)
+            let current = members.objects.filter { !$0._isDeleted }.map(\.objectID)
+            guard !isInsert, let committed = object.committedToMany[index] else {
+                push.toMany[relationship.name] = PushedMembers(added: current, removed: [], order: current, replacesAll: true)
+                continue
+            }
+            let currentSet = Set(current), committedSet = Set(committed)
+            push.toMany[relationship.name] = PushedMembers(
+                added: current.filter { !committedSet.contains($0) }, removed: committed.filter { !currentSet.contains($0) },
+                order: relationship.isOrdered ? current : nil, replacesAll: false)
         }
         return push
     }
@@ -182,9 +202,19 @@ extension NSManagedObjectContext {
             if object._isDeleted { continue }
             for (key, value) in push.attributes { object.setValue(ValueConversion.isNull(value) ? nil : value, forKey: key) }
             for (key, id) in push.toOne { object.setValue(id.map { self.object(with: currentID(for: $0)) }, forKey: key) }
-            for (key, ids) in push.toMany {
-                let members = ids.map { self.object(with: currentID(for: $0)) }
-                let ordered = (object.entity.relationshipsByName[key]?.isOrdered ?? false)
+            for (key, change) in push.toMany {
+                let ordered = object.entity.relationshipsByName[key]?.isOrdered ?? false
+                let objects = { (ids: [NSManagedObjectID]) in ids.map { self.object(with: self.currentID(for: $0)) }.filter { !$0._isDeleted } }
+                let members: [NSManagedObject]
+                if change.replacesAll {
+                    members = objects(change.added)
+                } else {
+                    let base = object.value(forKey: key).map { value in
+                        ((value as? NSOrderedSet)?.array ?? (value as? NSSet)?.allObjects ?? []).compactMap { $0 as? NSManagedObject }
+                    } ?? []
+                    members = MemberMerge.apply(added: objects(change.added), removed: Set(change.removed.map { currentID(for: $0) }),
+                                                order: change.order.map(objects), to: base)
+                }
                 object.setValue(ordered ? NSOrderedSet(array: members) as Any : NSSet(array: members) as Any, forKey: key)
             }
         }

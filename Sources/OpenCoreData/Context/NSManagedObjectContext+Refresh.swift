@@ -32,6 +32,7 @@ extension NSManagedObjectContext {
             eventChanges.refreshed.insert(object)
             object.awake(fromSnapshotEvents: .rollback)
         }
+        rereadInverseToManys(listing: updatedSet.array + deletedSet.array)
         insertedSet.removeAll()
         updatedSet.removeAll()
         deletedSet.removeAll()

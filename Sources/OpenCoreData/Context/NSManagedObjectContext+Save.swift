@@ -149,7 +149,11 @@ extension NSManagedObjectContext {
                 var snapshot = object.snapshotForSave()
                 snapshot.version = expected + 1
                 newSnapshots.append((object, snapshot))
-                try add(object) { $0.updates.append(.init(objectID: object.objectID, snapshot: snapshot, expectedVersion: expected, toMany: object.toManyForSave(all: false))) }
+                let toMany = object.toManyForSave(all: false)
+                try add(object) {
+                    $0.updates.append(.init(objectID: object.objectID, snapshot: snapshot, expectedVersion: expected, toMany: toMany,
+                                            toManyChanges: toMany.isEmpty ? [:] : object.toManyChangesForSave(toMany)))
+                }
             }
             for object in deleted where !object.objectID.isTemporaryID {
                 try add(object) { $0.deletes.append(.init(objectID: object.objectID, expectedVersion: object.committedSnapshot?.version ?? 0)) }
@@ -211,6 +215,9 @@ extension NSManagedObjectContext {
             object._isUpdated = false
         }
         noteUnregistered(deleted.map(\.objectID))
+        // Deleted rows are in no to-many of the store any more (their join rows went with them): nor in this
+        // context's realized ones — what the no-action rule, or a delete rule applied while resolving a conflict, left.
+        leaveRealizedRelationships(deleted, toOnes: false)
         for object in deleted + insertedSet.filter(\._isDeleted) {
             registry[object.objectID] = nil
             object._isDeleted = false
@@ -431,11 +438,24 @@ extension NSManagedObject {
         return ObjectSnapshot(attributes: attributes, toOne: toOne, version: committedSnapshot?.version ?? 0)
     }
 
-    /// The to-many members to save: all realized relationships, or only those changed.
+    /// The additions and removals of the to-manys in `toMany` (``toManyForSave(all:)``) whose committed members are
+    /// known.
+    func toManyChangesForSave(_ toMany: [Int: [NSManagedObjectID]]) -> [Int: StoreSaveChanges.MemberDiff] {
+        var result: [Int: StoreSaveChanges.MemberDiff] = [:]
+        for (slot, members) in toMany {
+            guard let committed = committedToMany[slot] else { continue }
+            let current = Set(members), read = Set(committed)
+            result[slot] = .init(added: members.filter { !read.contains($0) }, removed: committed.filter { !current.contains($0) })
+        }
+        return result
+    }
+
+    /// The to-many members to save: all realized relationships, or only those changed. Members deleted in this save
+    /// are left out (the no-action rule leaves them in the list; their rows, and join rows, go).
     func toManyForSave(all: Bool) -> [Int: [NSManagedObjectID]] {
         var result: [Int: [NSManagedObjectID]] = [:]
         for (index, value) in toManyValues.enumerated() where all || dirtyToManySlots.contains(index) {
-            if case .members(let members) = value { result[index] = members.objects.map(\.objectID) }
+            if case .members(let members) = value { result[index] = members.objects.compactMap { $0._isDeleted ? nil : $0.objectID } }
         }
         return result
     }

@@ -26,24 +26,44 @@ extension NSManagedObjectContext {
     /// changed properties had when the event began — both sides of every relationship, since inverse maintenance
     /// records the other side's old values too. Apple's contexts do the same in `processPendingChanges`, which
     /// is why changes made with undo registration disabled must be processed before it is enabled again.
+    ///
+    /// A to-many relationship is restored as a change, not as a value: the undo takes out the members the event added
+    /// and puts back those it removed, so members that other changes (a merge, a child's save) brought since stay.
+    /// The members it had after the event are kept with the action for that. One action restores every object of
+    /// the event, reading what they show before it restores any (a relationship read while another object's side was
+    /// already restored would show that object elsewhere).
     func registerUndoForEvent() {
         guard let undoManager = _undoManager, undoManager.isUndoRegistrationEnabled else { return }
+        var restores: [UndoRestore] = []
         for object in eventTouchedObjects where object.hasEventOldValues {
             let values = object.eventOldValuesByKey
-            // Actions target the context and hold the object strongly: an unchanged object is held only weakly by
-            // the context, and its undo must still work after a save (Apple's undo manager keeps the objects too).
-            undoManager.registerUndo(withTarget: self) { context in context.restoreValues(of: object, to: values) }
+            var after: [String: Any] = [:]
+            for key in values.keys where object.isToManyKey(key) { after[key] = object.valueForUndo(forKey: key) }
+            restores.append(UndoRestore(object: object, values: values, source: after))
         }
+        guard !restores.isEmpty else { return }
+        // The action targets the context and holds the objects strongly: an unchanged object is held only weakly by
+        // the context, and its undo must still work after a save (Apple's undo manager keeps the objects too).
+        undoManager.registerUndo(withTarget: self) { context in context.restoreValues(restores) }
     }
 
-    /// Sets `values` back on `object` as they were — no inverse maintenance (the other side restores itself) —
-    /// and registers the opposite restore for redo.
-    func restoreValues(of object: NSManagedObject, to values: [String: Any]) {
-        var current: [String: Any] = [:]
-        for key in values.keys { current[key] = object.valueForUndo(forKey: key) }
-        _undoManager?.registerUndo(withTarget: self) { context in context.restoreValues(of: object, to: current) }
-        for (key, value) in values { object.restoreValueForUndo(value, forKey: key) }
-        object.awake(fromSnapshotEvents: .undoUpdate)
+    /// Sets each object's values back as they were — no inverse maintenance (the other side restores itself) — and
+    /// registers the opposite restore for redo. A to-many key with a value in `source` (the members it had when the
+    /// restored change ended) gets the change from `source` to `values` on top of its members now.
+    func restoreValues(_ restores: [UndoRestore]) {
+        let current = restores.map { restore in
+            UndoRestore(object: restore.object, values: restore.values.keys.reduce(into: [:]) { $0[$1] = restore.object.valueForUndo(forKey: $1) },
+                        source: [:])
+        }
+        for restore in restores {
+            for (key, value) in restore.values { restore.object.restoreValueForUndo(value, forKey: key, changedFrom: restore.source[key]) }
+        }
+        let redo = zip(current, restores).map { current, restore in
+            UndoRestore(object: current.object, values: current.values,
+                        source: restore.source.keys.reduce(into: [:]) { $0[$1] = restore.object.valueForUndo(forKey: $1) })
+        }
+        _undoManager?.registerUndo(withTarget: self) { context in context.restoreValues(redo) }
+        for restore in restores { restore.object.awake(fromSnapshotEvents: .undoUpdate) }
     }
 
     /// Registers the undo of an insertion.
@@ -125,4 +145,12 @@ extension NSManagedObjectContext {
         delete(object)
         unpropagatedDeletes.remove(object)
     }
+}
+
+/// One object's part of an undo or redo: the values to put back, and for to-many keys the members they had when the
+/// change being undone ended.
+struct UndoRestore {
+    let object: NSManagedObject
+    let values: [String: Any]
+    let source: [String: Any]
 }

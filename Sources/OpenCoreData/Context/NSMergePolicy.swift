@@ -58,7 +58,7 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
             throw CoreDataError.make(NSManagedObjectMergeError, "Could not merge changes: \(list.count) object(s) changed in the store since they were read",
                                      userInfo: [NSPersistentStoreSaveConflictsErrorKey: list])
         }
-        for conflict in list { MergeResolution.resolve(conflict, policy: mergeType) }
+        try MergeResolution.resolve(list, policy: mergeType)
     }
 
     /// Resolves uniqueness-constraint conflicts. The error policy throws `NSManagedObjectConstraintMergeError`

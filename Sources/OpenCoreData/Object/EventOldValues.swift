@@ -37,6 +37,11 @@ struct EventOldValues {
         return true
     }
 
+    /// The value recorded for the property at `position`, if any.
+    func value(at position: Int) -> Any? {
+        position < values.count ? values[position] : nil
+    }
+
     /// Adds the recorded values to `dictionary` by property name (replacing what is there for the same key).
     func merged(into dictionary: inout [String: Any], in layout: EntityLayout) {
         for (position, value) in values.enumerated() {

@@ -167,9 +167,19 @@ extension NSManagedObject {
         }
     }
 
+    /// Whether `key` names a to-many relationship.
+    func isToManyKey(_ key: String) -> Bool {
+        if case .toMany? = layout.slots[key] { return true }
+        return false
+    }
+
     /// Puts back a value kept by ``valueForUndo(forKey:)``: the object is marked changed, but neither inverse
     /// maintenance nor undo registration happens (the undo of an event restores every object it touched).
-    func restoreValueForUndo(_ value: Any, forKey key: String) {
+    ///
+    /// A to-many value with `source` (the members when the undone change ended) puts back that change only: members
+    /// in `source` and not in `value` leave, members in `value` and not in `source` return (an ordered relationship
+    /// takes `value`'s order for them), and the others stay as they are now.
+    func restoreValueForUndo(_ value: Any, forKey key: String, changedFrom source: Any? = nil) {
         fireFaultIfNeeded()
         let newValue: Any? = ValueConversion.isNull(value) ? nil : value
         switch slot(for: key) {
@@ -180,16 +190,29 @@ extension NSManagedObject {
             toOneValues[index] = (newValue as? NSManagedObject).map { .object($0) } ?? .none
             _context?.noteUpdated(self)
         case .toMany(let index, let relationship):
-            let objects: [NSManagedObject]
-            switch newValue {
-            case let ordered as NSOrderedSet: objects = ordered.array.compactMap { $0 as? NSManagedObject }
-            case let set as NSSet: objects = set.allObjects.compactMap { $0 as? NSManagedObject }
-            default: objects = []
+            let objects = Self.undoMembers(newValue)
+            var restored = objects
+            if let source {
+                let sourceObjects = Self.undoMembers(source)
+                let target = Set(objects.map(ObjectIdentifier.init)), from = Set(sourceObjects.map(ObjectIdentifier.init))
+                let removed = Set(sourceObjects.filter { !target.contains(ObjectIdentifier($0)) }.map(\.objectID))
+                let added = objects.filter { !from.contains(ObjectIdentifier($0)) }
+                restored = MemberMerge.apply(added: added, removed: removed, order: relationship.isOrdered ? objects : nil,
+                                             to: realizedMembers(at: index).objects)
             }
-            toManyValues[index] = .members(RelationshipMembers(ordered: relationship.isOrdered, members: objects))
+            toManyValues[index] = .members(RelationshipMembers(ordered: relationship.isOrdered, members: restored))
             _context?.noteToManyChanged(self, slot: index)
         case .fetched:
             return
+        }
+    }
+
+    /// The members of a to-many value kept for undo (`NSSet` or `NSOrderedSet`).
+    private static func undoMembers(_ value: Any?) -> [NSManagedObject] {
+        switch value {
+        case let ordered as NSOrderedSet: ordered.array.compactMap { $0 as? NSManagedObject }
+        case let set as NSSet: set.allObjects.compactMap { $0 as? NSManagedObject }
+        default: []
         }
     }
 }

@@ -17,6 +17,13 @@ extension NSManagedObject {
     /// The members of a to-many relationship, loading them if they are a fault.
     func realizedMembers(at index: Int) -> RelationshipMembers {
         if case .members(let members) = toManyValues[index] { return members }
+        // A fault's relationships load with its values: members read (or changed) first would be dropped when the
+        // fault fires, and a fault has no committed row to read them against (`insert(_:at:)` through
+        // `mutableOrderedSetValue(forKey:)` on a fault was lost that way).
+        if _isFault, _context != nil {
+            fireFaultIfNeeded()
+            if case .members(let members) = toManyValues[index] { return members }
+        }
         let relationship = layout.toManyRelationships[index]
         let objects = _context?.loadToMany(of: self, relationship: relationship, slot: index) ?? []
         let members = RelationshipMembers(ordered: relationship.isOrdered, members: objects)
@@ -222,7 +229,12 @@ extension NSManagedObject {
     }
 
     /// Adds or removes a member of a to-many relationship of this object directly.
-    func primitiveChangeMember(_ relationship: NSRelationshipDescription, _ object: NSManagedObject, add: Bool) {
+    /// With `inverseOfChange`, the object is marked changed even if its list already agreed: the other side changed
+    /// (a member moved here or away, a pair added or removed), so this object's membership in the store changes with
+    /// the save, and it is saved (its version moves) — a list read before another context's change can already
+    /// agree, and a context still holding the old version must then conflict on it (a deletion would otherwise miss
+    /// the member when applying its delete rules).
+    func primitiveChangeMember(_ relationship: NSRelationshipDescription, _ object: NSManagedObject, add: Bool, inverseOfChange: Bool = false) {
         fireFaultIfNeeded()
         guard case .toMany(let index, _)? = layout.slots[relationship.name] else { return }
         let changed = changeRealizedMembers(at: index) { members -> Bool in
@@ -230,7 +242,7 @@ extension NSManagedObject {
             noteEventOldValue(relationship.name, members)
             return add ? members.insert(object) : members.remove(object)
         }
-        guard changed else { return }
+        guard changed || inverseOfChange else { return }
         _context?.noteToManyChanged(self, slot: index)
     }
 }
@@ -241,7 +253,7 @@ enum GraphMaintenance {
     static func link(_ source: NSManagedObject, _ relationship: NSRelationshipDescription, _ destination: NSManagedObject) {
         guard let inverse = relationship.inverseRelationship else { return }
         if inverse.isToMany {
-            destination.primitiveChangeMember(inverse, source, add: true)
+            destination.primitiveChangeMember(inverse, source, add: true, inverseOfChange: true)
             return
         }
         let previous = destination.primitiveToOne(inverse)
@@ -250,7 +262,7 @@ enum GraphMaintenance {
         // The destination pointed back at another object: that object no longer holds the destination.
         if let previous, previous !== destination {
             if relationship.isToMany {
-                previous.primitiveChangeMember(relationship, destination, add: false)
+                previous.primitiveChangeMember(relationship, destination, add: false, inverseOfChange: true)
             } else if previous.primitiveToOne(relationship) === destination {
                 previous.primitiveSetToOne(relationship, to: nil)
             }
@@ -261,7 +273,7 @@ enum GraphMaintenance {
     static func unlink(_ source: NSManagedObject, _ relationship: NSRelationshipDescription, _ destination: NSManagedObject) {
         guard let inverse = relationship.inverseRelationship else { return }
         if inverse.isToMany {
-            destination.primitiveChangeMember(inverse, source, add: false)
+            destination.primitiveChangeMember(inverse, source, add: false, inverseOfChange: true)
         } else if destination.primitiveToOne(inverse) === source {
             destination.primitiveSetToOne(inverse, to: nil)
         }

@@ -4,13 +4,14 @@ import Foundation
 
 /// The stress test's knobs, read from the environment (inherited by the child process).
 enum StressConfiguration {
-    /// Edits per context: `OPENCOREDATA_STRESS_EDITS` (the long mode is 2000), 200 by default (CI's short mode).
+    /// Edits per context: `OPENCOREDATA_STRESS_EDITS` (the long mode is 5000), 200 by default (CI's short mode).
     static var editsPerContext: Int {
         ProcessInfo.processInfo.environment["OPENCOREDATA_STRESS_EDITS"].flatMap(Int.init).map { max(1, $0) } ?? 200
     }
 
     static let seededItems = 24
     static let seededBuckets = 4
+    static let seededTags = 4
     /// Writers 0…4 are the parent's contexts (four background contexts and the view context), 5 is the child.
     static let childWriter = 5
 

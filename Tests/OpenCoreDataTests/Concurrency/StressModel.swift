@@ -2,9 +2,12 @@ import Foundation
 
 @testable import OpenCoreData
 
-/// The model of the concurrency stress suite, built in code:
-/// - `Item`: stamp (Int64), title (String), count (Int64), score (Double), bucket (to-one, nullify);
-/// - `Bucket`: name (String), stamp (Int64), items (to-many, nullify).
+/// The model of the concurrency stress suite, built in code, with every delete rule:
+/// - `Item`: stamp (Int64), title (String), count (Int64), score (Double);
+///   `bucket` (to-one, nullify) ↔ `Bucket.items` (to-many, nullify);
+///   `queuedIn` (to-one, nullify) ↔ `Bucket.queue` (ordered to-many, cascade);
+///   `tags` (to-many, no action) ↔ `Tag.items` (to-many, deny).
+/// - `Bucket`: name (String), stamp (Int64). `Tag`: name (String), stamp (Int64).
 ///
 /// Every save writes a fresh, globally unique `stamp` into each object it updates, so a stamp names one committed
 /// version of a row: the stamp a context last read (`committedValues(forKeys:)`) tells the oracle which version it
@@ -12,37 +15,59 @@ import Foundation
 enum StressModel {
     static let shared: NSManagedObjectModel = make()
 
-    /// The persistent properties the oracle compares, per entity (to-ones by the destination's primary key).
+    static let entities = ["Item", "Bucket", "Tag"]
+
+    /// The persistent attributes and to-ones the oracle compares, per entity (to-ones by the destination's primary key).
     static let trackedKeys: [String: [String]] = [
-        "Item": ["stamp", "title", "count", "score", "bucket"],
+        "Item": ["stamp", "title", "count", "score", "bucket", "queuedIn"],
         "Bucket": ["name", "stamp"],
+        "Tag": ["name", "stamp"],
     ]
 
+    /// The to-one keys among the tracked keys, with their destination entity.
+    static let toOneKeys: [String: String] = ["bucket": "Bucket", "queuedIn": "Bucket"]
+
     static func make() -> NSManagedObjectModel {
-        let item = NSEntityDescription(), bucket = NSEntityDescription()
-        item.name = "Item"
-        item.managedObjectClassName = "NSManagedObject"
-        bucket.name = "Bucket"
-        bucket.managedObjectClassName = "NSManagedObject"
-        let items = NSRelationshipDescription(), itemBucket = NSRelationshipDescription()
-        items.name = "items"
-        items.destinationEntity = item
-        items.maxCount = 0
-        items.deleteRule = .nullifyDeleteRule
-        items.isOptional = true
-        itemBucket.name = "bucket"
-        itemBucket.destinationEntity = bucket
-        itemBucket.maxCount = 1
-        itemBucket.deleteRule = .nullifyDeleteRule
-        itemBucket.isOptional = true
-        items.inverseRelationship = itemBucket
-        itemBucket.inverseRelationship = items
+        let item = entity("Item"), bucket = entity("Bucket"), tag = entity("Tag")
+        let bucketPair = pair(relationship("bucket", to: bucket, toMany: false, rule: .nullifyDeleteRule),
+                              relationship("items", to: item, toMany: true, rule: .nullifyDeleteRule))
+        let queuePair = pair(relationship("queuedIn", to: bucket, toMany: false, rule: .nullifyDeleteRule),
+                             relationship("queue", to: item, toMany: true, ordered: true, rule: .cascadeDeleteRule))
+        let tagPair = pair(relationship("tags", to: tag, toMany: true, rule: .noActionDeleteRule),
+                           relationship("items", to: item, toMany: true, rule: .denyDeleteRule))
         item.properties = [attribute("stamp", .integer64AttributeType), attribute("title", .stringAttributeType),
-                           attribute("count", .integer64AttributeType), attribute("score", .doubleAttributeType), itemBucket]
-        bucket.properties = [attribute("name", .stringAttributeType), attribute("stamp", .integer64AttributeType), items]
+                           attribute("count", .integer64AttributeType), attribute("score", .doubleAttributeType),
+                           bucketPair[0], queuePair[0], tagPair[0]]
+        bucket.properties = [attribute("name", .stringAttributeType), attribute("stamp", .integer64AttributeType), bucketPair[1], queuePair[1]]
+        tag.properties = [attribute("name", .stringAttributeType), attribute("stamp", .integer64AttributeType), tagPair[1]]
         let model = NSManagedObjectModel()
-        model.entities = [item, bucket]
+        model.entities = [item, bucket, tag]
         return model
+    }
+
+    private static func entity(_ name: String) -> NSEntityDescription {
+        let entity = NSEntityDescription()
+        entity.name = name
+        entity.managedObjectClassName = "NSManagedObject"
+        return entity
+    }
+
+    private static func relationship(_ name: String, to destination: NSEntityDescription, toMany: Bool, ordered: Bool = false,
+                                     rule: NSDeleteRule) -> NSRelationshipDescription {
+        let relationship = NSRelationshipDescription()
+        relationship.name = name
+        relationship.destinationEntity = destination
+        relationship.maxCount = toMany ? 0 : 1
+        relationship.isOrdered = ordered
+        relationship.deleteRule = rule
+        relationship.isOptional = true
+        return relationship
+    }
+
+    private static func pair(_ a: NSRelationshipDescription, _ b: NSRelationshipDescription) -> [NSRelationshipDescription] {
+        a.inverseRelationship = b
+        b.inverseRelationship = a
+        return [a, b]
     }
 
     private static func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {

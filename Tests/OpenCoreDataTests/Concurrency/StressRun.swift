@@ -8,8 +8,6 @@ struct StressRun {
     let policy: StressPolicy
     let url: URL
     let container: NSPersistentContainer
-    let itemIDs: [NSManagedObjectID]
-    let bucketIDs: [NSManagedObjectID]
 
     static var seed: UInt64 {
         ProcessInfo.processInfo.environment["OPENCOREDATA_STRESS_SEED"].flatMap(UInt64.init) ?? 0x5EED
@@ -17,13 +15,14 @@ struct StressRun {
 
     static func reportPath(_ storePath: String) -> String { storePath + ".child-report.json" }
 
-    /// A new store with the seeded buckets and items.
+    /// A new store with the seeded buckets, tags and items: each item in a bucket, every third in a bucket's queue,
+    /// some with tags.
     init(policy: StressPolicy) throws {
         self.policy = policy
         url = try TemporaryDirectory.make().appendingPathComponent("Stress.sqlite")
         container = try StressModel.container(at: url)
         let context = container.newBackgroundContext()
-        (itemIDs, bucketIDs) = try context.performAndWait {
+        try context.performAndWait {
             var stamp: Int64 = 7 << 40
             func nextStamp() -> Int64 { stamp += 1; return stamp }
             let buckets = (0..<StressConfiguration.seededBuckets).map { index in
@@ -32,17 +31,24 @@ struct StressRun {
                 bucket.setValue(nextStamp(), forKey: "stamp")
                 return bucket
             }
-            let items = (0..<StressConfiguration.seededItems).map { index in
+            let tags = (0..<StressConfiguration.seededTags).map { index in
+                let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+                tag.setValue("tag \(index)", forKey: "name")
+                tag.setValue(nextStamp(), forKey: "stamp")
+                return tag
+            }
+            for index in 0..<StressConfiguration.seededItems {
                 let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
                 item.setValue(nextStamp(), forKey: "stamp")
                 item.setValue("seed \(index)", forKey: "title")
                 item.setValue(Int64(index), forKey: "count")
                 item.setValue(Double(index) / 2, forKey: "score")
                 item.setValue(buckets[index % buckets.count], forKey: "bucket")
-                return item
+                if index % 3 == 0 { item.setValue(buckets[(index / 3) % buckets.count], forKey: "queuedIn") }
+                if index % 2 == 0 { item.mutableSetValue(forKey: "tags").add(tags[index % tags.count]) }
+                if index % 5 == 0 { item.mutableSetValue(forKey: "tags").add(tags[(index + 1) % tags.count]) }
             }
             try context.save()
-            return (items.map(\.objectID), buckets.map(\.objectID))
         }
     }
 
@@ -56,14 +62,13 @@ struct StressRun {
                 context.automaticallyMergesChangesFromParent = true
             }
         }
-        let (runPolicy, path, items, buckets, seed) = (policy, url.path, itemIDs, bucketIDs, Self.seed)
+        let (runPolicy, path, seed) = (policy, url.path, Self.seed)
         let reports = LockedValue<[StressReport]>([])
         let ready = LockedValue(0)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             for (writer, context) in contexts.enumerated() {
                 Thread {
-                    let stressWriter = StressWriter(writer: writer, context: context, policy: runPolicy, storePath: path,
-                                                    itemIDs: items, bucketIDs: buckets, seed: seed)
+                    let stressWriter = StressWriter(writer: writer, context: context, policy: runPolicy, storePath: path, seed: seed)
                     var last = false
                     ready.update { $0 += 1; last = $0 == contexts.count }
                     if last { StressHandshake.signal(.parentReady, path) }
@@ -89,15 +94,7 @@ struct StressRun {
             let container = try StressModel.container(at: URL(fileURLWithPath: path))
             let context = container.newBackgroundContext()
             context.mergePolicy = policy.policy
-            let (items, buckets) = try context.performAndWait {
-                func ids(_ entity: String) throws -> [NSManagedObjectID] {
-                    let request = NSFetchRequest<NSManagedObject>(entityName: entity)
-                    return try context.fetch(request).map(\.objectID).sorted { $0.primaryKey! < $1.primaryKey! }
-                }
-                return (Array(try ids("Item").prefix(StressConfiguration.seededItems)), try ids("Bucket"))
-            }
-            let writer = StressWriter(writer: StressConfiguration.childWriter, context: context, policy: policy, storePath: path,
-                                      itemIDs: items, bucketIDs: buckets, seed: seed)
+            let writer = StressWriter(writer: StressConfiguration.childWriter, context: context, policy: policy, storePath: path, seed: seed)
             StressHandshake.wait(for: .parentReady, path)
             let report = writer.run(edits: StressConfiguration.editsPerContext) {
                 StressHandshake.signal(.childRunning, path)

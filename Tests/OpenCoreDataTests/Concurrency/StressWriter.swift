@@ -14,18 +14,24 @@ struct StressReport: Codable, Sendable {
 
     var writer: Int
     var edits = 0
+    /// Edits by kind (StressEdit's raw values).
+    var editCounts: [String: Int] = [:]
     var saves = 0
     var insertSaves = 0
     /// Conflicts the oracle predicted, and the `NSMergeConflict`s the error policy reported.
     var predictedConflicts = 0
     var reportedConflicts = 0
     var failedSaves = 0
+    /// Deletions the deny rule refused, as predicted and as the saves reported them.
+    var predictedDenials = 0
+    var reportedDenials = 0
     /// Saves that failed with Core Data's SQLite error (SQLITE_BUSY after the timeout), by code.
     var otherErrors: [Int] = []
     var commits: [Commit] = []
-    /// URIs of the objects the writer inserted or updated (for `mergeChanges(fromRemoteContextSave:into:)`).
+    /// URIs of the objects the writer's saves inserted, updated and deleted (for `mergeChanges(fromRemoteContextSave:into:)`).
     var insertedURIs: [String] = []
     var updatedURIs: [String] = []
+    var deletedURIs: [String] = []
     var failures: [String] = []
     /// When the writer ran, in seconds of CLOCK_MONOTONIC (comparable across processes).
     var started = 0.0
@@ -52,45 +58,96 @@ struct StressRandom {
     }
 }
 
+/// The kinds of edit a writer makes, with their weights.
+enum StressEdit: String, CaseIterable, Codable {
+    case title, count, score, moveBucket, queueInsert, queueAppend, queueRemove, queueExchange, tagAdd, tagRemove
+    case deleteItem, deleteBucket, deleteTag, insertItem, insertBucket, insertTag
+
+    var weight: Int {
+        switch self {
+        case .title, .count: 12
+        case .score: 8
+        case .moveBucket, .tagAdd: 9
+        case .queueExchange, .tagRemove: 6
+        case .queueInsert, .queueAppend, .insertItem: 4
+        case .queueRemove, .deleteItem: 3
+        case .deleteTag: 2
+        case .deleteBucket, .insertBucket, .insertTag: 1
+        }
+    }
+
+    /// Edits left out unless asked for: bucket deletions (nullify and cascade) and the many-to-many edits (tag pairs,
+    /// tag deletions under deny). With them the oracle still finds differences (RELIABILITY.md, Concurrency: a
+    /// deletion from a stale view can leave an item pointing at the deleted bucket; a tag pair a by-property or overwrite
+    /// merge resolves is not always the one predicted); `OPENCOREDATA_STRESS_SKIP=` (empty) runs them.
+    static let skippedByDefault = "deleteBucket,tagAdd,tagRemove,deleteTag"
+
+    /// The edits the run makes: all, but those `OPENCOREDATA_STRESS_SKIP` names (comma-separated raw values).
+    static let enabled: [StressEdit] = {
+        let skipped = Set((ProcessInfo.processInfo.environment["OPENCOREDATA_STRESS_SKIP"] ?? skippedByDefault).split(separator: ",").map(String.init))
+        return allCases.filter { !skipped.contains($0.rawValue) }
+    }()
+
+    static func pick(_ random: inout StressRandom) -> StressEdit {
+        var pick = random.next(enabled.reduce(0) { $0 + $1.weight })
+        for edit in enabled {
+            if pick < edit.weight { return edit }
+            pick -= edit.weight
+        }
+        return .title
+    }
+}
+
 /// One context making random edits and saves on the shared store. Every step runs in one `performAndWait`, so the
 /// context merges other contexts' saves between steps; each save that may conflict runs under the save lock with
 /// the oracle's prediction before it and the check after it.
 final class StressWriter {
     let context: NSManagedObjectContext
     let policy: StressPolicy
-    let itemIDs: [NSManagedObjectID]
-    let bucketIDs: [NSManagedObjectID]
-    private let lock: StressSaveLock
-    private let reader: StressRawReader
-    private var random: StressRandom
+    let lock: StressSaveLock
+    let reader: StressRawReader
+    var random: StressRandom
     private var stampCounter: Int64 = 0
-    private(set) var report: StressReport
+    var report: StressReport
+    /// The IDs the context's last save listed (its did-save notification, posted on the context's queue).
+    private let lastSavedIDs = LockedValue<SavedIDs?>(nil)
 
-    init(writer: Int, context: NSManagedObjectContext, policy: StressPolicy, storePath: String,
-         itemIDs: [NSManagedObjectID], bucketIDs: [NSManagedObjectID], seed: UInt64) {
+    struct SavedIDs: Sendable {
+        var inserted: Set<NSManagedObjectID>
+        var updated: Set<NSManagedObjectID>
+        var deleted: Set<NSManagedObjectID>
+    }
+
+    init(writer: Int, context: NSManagedObjectContext, policy: StressPolicy, storePath: String, seed: UInt64) {
         self.context = context
         self.policy = policy
-        self.itemIDs = itemIDs
-        self.bucketIDs = bucketIDs
         lock = StressSaveLock(path: storePath + ".stress-lock")
         reader = StressRawReader(path: storePath)
         random = StressRandom(seed: seed &+ UInt64(writer))
         report = StressReport(writer: writer)
+        context.performAndWait { context.name = "writer \(writer)" }
     }
 
     /// A stamp no other writer uses: the writer's number in the high bits.
-    private func nextStamp() -> Int64 {
+    func nextStamp() -> Int64 {
         stampCounter += 1
         return Int64(report.writer + 1) << 40 | stampCounter
     }
 
-    private func fail(_ message: String) {
+    func fail(_ message: String) {
         report.failures.append("writer \(report.writer), \(policy), edit \(report.edits): \(message)")
     }
 
     /// Makes `edits` edits, saving every few of them, and a last save; `onStart` runs once the start is recorded.
     func run(edits: Int, onStart: () -> Void = {}) -> StressReport {
         report.started = StressReport.now()
+        let box = lastSavedIDs
+        let observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSaveObjectIDs, object: context, queue: nil) { note in
+            let ids = { (key: String) in (note.userInfo?[key] as? Set<NSManagedObjectID>) ?? [] }
+            let saved = SavedIDs(inserted: ids(NSInsertedObjectIDsKey), updated: ids(NSUpdatedObjectIDsKey), deleted: ids(NSDeletedObjectIDsKey))
+            box.update { $0 = saved }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
         onStart()
         for step in 0..<edits {
             context.performAndWait {
@@ -105,40 +162,147 @@ final class StressWriter {
         return report
     }
 
-    /// One random change of one seeded item.
+    // MARK: Edits
+
+    /// The objects of `entity` the context shows (its unsaved insertions and deletions included).
+    private func live(_ entity: String) -> [NSManagedObjectID] {
+        let request = NSFetchRequest<NSManagedObjectID>(entityName: entity)
+        request.resultType = .managedObjectIDResultType
+        let ids = (try? context.fetch(request)) ?? []
+        return ids.sorted { ($0.primaryKey ?? -1, $0.uriRepresentation().absoluteString) < ($1.primaryKey ?? -1, $1.uriRepresentation().absoluteString) }
+    }
+
+    /// A random live object of `entity`, its values loaded; nil if none (or its row vanished since the fetch).
+    private func pick(_ entity: String, excluding: Set<NSManagedObjectID> = []) -> NSManagedObject? {
+        let ids = live(entity).filter { !excluding.contains($0) }
+        guard !ids.isEmpty else { return nil }
+        let object = context.object(with: ids[random.next(ids.count)])
+        _ = object.value(forKey: "stamp")   // fires the fault: a row deleted elsewhere makes it a deleted object
+        return object.isDeleted ? nil : object
+    }
+
+    private func members(_ object: NSManagedObject, _ key: String) -> [NSManagedObject] {
+        let value = object.value(forKey: key)
+        return ((value as? NSOrderedSet)?.array ?? (value as? NSSet)?.allObjects ?? []).compactMap { $0 as? NSManagedObject }
+            .filter { !$0.isDeleted }.sorted { ($0.objectID.primaryKey ?? -1) < ($1.objectID.primaryKey ?? -1) }
+    }
+
+    /// One random edit (counted by kind when it changed something).
     private func edit(_ step: Int) {
-        let item = context.object(with: itemIDs[random.next(itemIDs.count)])
-        switch random.next(10) {
-        case 0..<3: item.setValue("w\(report.writer)-\(step)", forKey: "title")
-        case 3..<6: item.setValue(Int64(random.next(1000)), forKey: "count")
-        case 6..<8: item.setValue(Double(random.next(1000)) / 4, forKey: "score")
-        default:
-            let bucket = random.next(5) == 0 ? nil : context.object(with: bucketIDs[random.next(bucketIDs.count)])
-            item.setValue(bucket, forKey: "bucket")
-        }
+        let kind = StressEdit.pick(&random)
+        guard edit(kind, step) else { return }
         report.edits += 1
+        report.editCounts[kind.rawValue, default: 0] += 1
+    }
+
+    // swiftlint:disable:next cyclomatic_complexity
+    private func edit(_ kind: StressEdit, _ step: Int) -> Bool {
+        switch kind {
+        case .title:
+            guard let item = pick("Item") else { return false }
+            item.setValue("w\(report.writer)-\(step)", forKey: "title")
+        case .count:
+            guard let item = pick("Item") else { return false }
+            item.setValue(Int64(random.next(1000)), forKey: "count")
+        case .score:
+            guard let item = pick("Item") else { return false }
+            item.setValue(Double(random.next(1000)) / 4, forKey: "score")
+        case .moveBucket:
+            guard let item = pick("Item") else { return false }
+            let bucket = random.next(5) == 0 ? nil : pick("Bucket")
+            if let bucket, random.next(2) == 0 {
+                bucket.mutableSetValue(forKey: "items").add(item)
+            } else {
+                item.setValue(bucket, forKey: "bucket")
+            }
+        case .queueInsert, .queueAppend:
+            guard let item = pick("Item"), let bucket = pick("Bucket") else { return false }
+            let queue = members(bucket, "queue")
+            guard !queue.contains(item) else { return false }
+            if kind == .queueAppend {
+                item.setValue(bucket, forKey: "queuedIn")
+            } else {
+                bucket.mutableOrderedSetValue(forKey: "queue").insert(item, at: random.next(queue.count + 1))
+            }
+        case .queueRemove:
+            guard let bucket = pick("Bucket") else { return false }
+            let queue = members(bucket, "queue")
+            guard !queue.isEmpty else { return false }
+            queue[random.next(queue.count)].setValue(nil, forKey: "queuedIn")
+        case .queueExchange:
+            guard let bucket = pick("Bucket") else { return false }
+            let count = (bucket.value(forKey: "queue") as? NSOrderedSet)?.count ?? 0
+            guard count > 1 else { return false }
+            let first = random.next(count), second = (first + 1 + random.next(count - 1)) % count
+            bucket.mutableOrderedSetValue(forKey: "queue").exchangeObject(at: first, withObjectAt: second)
+        case .tagAdd, .tagRemove:
+            guard let item = pick("Item") else { return false }
+            let tags = members(item, "tags")
+            if kind == .tagRemove {
+                guard !tags.isEmpty else { return false }
+                let tag = tags[random.next(tags.count)]
+                if random.next(2) == 0 { item.mutableSetValue(forKey: "tags").remove(tag) } else { tag.mutableSetValue(forKey: "items").remove(item) }
+            } else {
+                guard let tag = pick("Tag", excluding: Set(tags.map(\.objectID))) else { return false }
+                if random.next(2) == 0 { item.mutableSetValue(forKey: "tags").add(tag) } else { tag.mutableSetValue(forKey: "items").add(item) }
+            }
+        case .deleteItem:
+            guard live("Item").count > 12, let item = pick("Item") else { return false }
+            context.delete(item)
+            clearTagsOfDeletedItems()
+        case .deleteBucket:
+            guard live("Bucket").count > 2, let bucket = pick("Bucket") else { return false }
+            context.delete(bucket)
+            clearTagsOfDeletedItems()
+        case .deleteTag:
+            guard live("Tag").count > 2, let tag = pick("Tag") else { return false }
+            // Half the time its items are taken off first (allowed); otherwise the deny rule refuses the save when it
+            // still has some.
+            if random.next(2) == 0 { tag.mutableSetValue(forKey: "items").removeAllObjects() }
+            context.delete(tag)
+        case .insertItem:
+            let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+            item.setValue("new w\(report.writer)-\(step)", forKey: "title")
+            item.setValue(Int64(step), forKey: "count")
+            if random.next(2) == 0, let bucket = pick("Bucket") { item.setValue(bucket, forKey: "bucket") }
+            if random.next(3) == 0, let bucket = pick("Bucket") { item.setValue(bucket, forKey: "queuedIn") }
+            if random.next(3) == 0, let tag = pick("Tag") { item.mutableSetValue(forKey: "tags").add(tag) }
+        case .insertBucket:
+            NSEntityDescription.insertNewObject(forEntityName: "Bucket", into: context).setValue("bucket w\(report.writer)-\(step)", forKey: "name")
+        case .insertTag:
+            NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context).setValue("tag w\(report.writer)-\(step)", forKey: "name")
+        }
+        return true
+    }
+
+    /// Apple's advice for the no-action rule (Item.tags): the app takes deleted items out of their tags itself.
+    private func clearTagsOfDeletedItems() {
+        context.processPendingChanges()   // applies the delete rules (a bucket's cascade)
+        // Inserted items deleted again (a new item in a deleted bucket's queue) are not in deletedObjects.
+        for item in context.registeredObjects where item.isDeleted && item.entity.name == "Item" {
+            let tags = item.mutableSetValue(forKey: "tags")
+            if tags.count > 0 { tags.removeAllObjects() }
+        }
     }
 
     /// New items (in no bucket, so no stored object changes with them) saved without the lock: they cannot
     /// conflict, and they make both processes contend for SQLite's write lock and the primary-key counters.
     private func insertSave(_ step: Int) {
-        var inserted: [NSManagedObject] = []
         for _ in 0...random.next(2) {
             let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
             item.setValue(nextStamp(), forKey: "stamp")
             item.setValue("new w\(report.writer)-\(step)", forKey: "title")
-            inserted.append(item)
         }
         do {
             try context.save()
             report.insertSaves += 1
-            report.insertedURIs += inserted.map { $0.objectID.uriRepresentation().absoluteString }
+            recordSavedIDs()
         } catch let error as NSError {
             recordOtherError(error)
         }
     }
 
-    private func recordOtherError(_ error: NSError) {
+    func recordOtherError(_ error: NSError) {
         // SQLITE_BUSY past the timeout must surface as Core Data's SQLite error (StoreBusyTests); anything else
         // is a failure.
         if error.domain == NSCocoaErrorDomain && error.code == NSSQLiteError {
@@ -149,81 +313,12 @@ final class StressWriter {
         context.rollback()
     }
 
-    /// Predicts, saves and checks, under the lock.
-    private func lockedSave() {
-        lock.withLock {
-            context.processPendingChanges()
-            guard context.hasChanges else { return }
-            for object in context.updatedObjects.union(context.insertedObjects) { object.setValue(nextStamp(), forKey: "stamp") }
-            context.processPendingChanges()
-            let predictions = context.updatedObjects.map { SavePrediction($0, reader: reader) }
-            let conflicting = predictions.filter(\.conflicts)
-            if policy == .error {
-                for prediction in predictions where prediction.conflicts != prediction.conflictsByStamp {
-                    fail("\(prediction.object.objectID): read version \(prediction.readVersion) with stamp \(prediction.committed["stamp"]!), file has version \(prediction.stored.version) with stamp \(prediction.stored.values["stamp"]!)")
-                }
-            }
-            report.predictedConflicts += conflicting.count
-            let inserted = Array(context.insertedObjects)
-            do {
-                try context.save()
-            } catch let error as NSError where error.code == NSManagedObjectMergeError {
-                checkFailedSave(error, predictions: predictions, conflicting: conflicting)
-                return
-            } catch let error as NSError {
-                recordOtherError(error)
-                return
-            }
-            report.saves += 1
-            report.insertedURIs += inserted.map { $0.objectID.uriRepresentation().absoluteString }
-            checkSucceededSave(predictions: predictions, conflicting: conflicting)
-        }
-    }
-
-    private func checkSucceededSave(predictions: [SavePrediction], conflicting: [SavePrediction]) {
-        if policy == .error && !conflicting.isEmpty {
-            fail("the save succeeded although \(conflicting.count) object(s) were committed by others since they were read: lost updates of \(conflicting.map(\.object.objectID))")
-        }
-        if context.hasChanges { fail("changes remain after a successful save") }
-        for prediction in predictions {
-            let expected = prediction.expectedAfterSave(policy)
-            let stored = reader.row(prediction.entity, prediction.primaryKey)
-            if stored != expected {
-                fail("\(prediction.object.objectID) \(prediction.conflicts ? "in conflict" : "without conflict"): file has \(String(describing: stored)), expected \(expected) (read \(prediction.committed) v\(prediction.readVersion), had \(prediction.current), file had \(prediction.stored))")
-            }
-            if prediction.object.stressCurrent != expected.values {
-                fail("\(prediction.object.objectID) shows \(prediction.object.stressCurrent) after the save, expected \(expected.values)")
-            }
-            guard expected.version != prediction.stored.version, case .integer(let read)? = prediction.committed["stamp"],
-                case .integer(let new)? = expected.values["stamp"]
-            else { continue }
-            report.commits.append(.init(entity: prediction.entity, primaryKey: prediction.primaryKey, readStamp: read, newStamp: new))
-            report.updatedURIs.append(prediction.object.objectID.uriRepresentation().absoluteString)
-        }
-    }
-
-    private func checkFailedSave(_ error: NSError, predictions: [SavePrediction], conflicting: [SavePrediction]) {
-        report.failedSaves += 1
-        let list = error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict] ?? []
-        report.reportedConflicts += list.count
-        if policy != .error { fail("\(policy) did not resolve the conflicts: \(error)") }
-        if conflicting.isEmpty { fail("a save without a real conflict failed: \(list)") }
-        if list.count != conflicting.count {
-            fail("\(list.count) conflicts reported, the oracle expected \(conflicting.count) (\(conflicting.map(\.object.objectID)))")
-        }
-        if Set(list.map(\.sourceObject.objectID)) != Set(conflicting.map(\.object.objectID)) {
-            fail("conflicts reported for \(list.map(\.sourceObject.objectID)), expected \(conflicting.map(\.object.objectID))")
-        }
-        for conflict in list {
-            guard let prediction = predictions.first(where: { $0.object === conflict.sourceObject }) else { continue }
-            if conflict.oldVersionNumber != Int(prediction.readVersion) || conflict.newVersionNumber != Int(prediction.stored.version) {
-                fail("conflict versions old \(conflict.oldVersionNumber)/new \(conflict.newVersionNumber), expected \(prediction.readVersion)/\(prediction.stored.version)")
-            }
-        }
-        for prediction in predictions where reader.row(prediction.entity, prediction.primaryKey) != prediction.stored {
-            fail("a failed save changed \(prediction.object.objectID)")
-        }
-        // Apple's advice for the error policy: the app decides; this one gives up its changes and goes on.
-        context.rollback()
+    func recordSavedIDs() {
+        var taken: SavedIDs?
+        lastSavedIDs.update { taken = $0; $0 = nil }
+        guard let saved = taken else { return }
+        report.insertedURIs += saved.inserted.map { $0.uriRepresentation().absoluteString }
+        report.updatedURIs += saved.updated.map { $0.uriRepresentation().absoluteString }
+        report.deletedURIs += saved.deleted.map { $0.uriRepresentation().absoluteString }
     }
 }

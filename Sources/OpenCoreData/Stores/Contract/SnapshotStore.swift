@@ -99,6 +99,16 @@ struct StoreSaveChanges {
         var snapshot: ObjectSnapshot
         var expectedVersion: Int64
         var toMany: [Int: [NSManagedObjectID]]
+        /// For the to-manys in `toMany` whose members the context read: the members it added and removed. A store
+        /// writes a many-to-many's links from these (as Apple's does), so that links the context never saw — added or
+        /// removed by others since it read the relationship — stay as they are.
+        var toManyChanges: [Int: MemberDiff] = [:]
+    }
+
+    /// The members a context added to and removed from a to-many since it read it.
+    struct MemberDiff {
+        var added: [NSManagedObjectID]
+        var removed: [NSManagedObjectID]
     }
     /// A deleted object and the version the context last saw.
     struct Delete {

@@ -17,13 +17,14 @@ extension InMemoryStore {
             guard let row = journal.original(delete.objectID) else { continue }
             editor.unlinkDeleted(row)
         }
-        let written = changes.inserts.map { ($0.objectID, $0.toMany) } + changes.updates.map { ($0.objectID, $0.toMany) }
-        for (objectID, _) in written {
+        let written = changes.inserts.map { ($0.objectID, $0.toMany, [Int: StoreSaveChanges.MemberDiff]()) }
+            + changes.updates.map { ($0.objectID, $0.toMany, $0.toManyChanges) }
+        for (objectID, _, _) in written {
             editor.moveToOne(of: objectID, previous: journal.original(objectID))
         }
-        for (objectID, toMany) in written {
+        for (objectID, toMany, diffs) in written {
             for (slot, members) in toMany.sorted(by: { $0.key < $1.key }) {
-                editor.write(members, slot: slot, of: objectID)
+                editor.write(members, slot: slot, of: objectID, changes: diffs[slot])
             }
         }
     }
@@ -80,7 +81,7 @@ extension InMemoryStore {
         }
 
         /// A written members list: the order (and, for many-to-many, the links) of `objectID`'s relationship.
-        mutating func write(_ members: [NSManagedObjectID], slot: Int, of objectID: NSManagedObjectID) {
+        mutating func write(_ members: [NSManagedObjectID], slot: Int, of objectID: NSManagedObjectID, changes: StoreSaveChanges.MemberDiff? = nil) {
             let relationship = objectID.entity.layout.toManyRelationships[slot]
             guard let row = mutableRow(objectID) else { return }
             let current = row.toMany[slot] ?? []
@@ -99,6 +100,23 @@ extension InMemoryStore {
                 let listed = live.filter(pointsHere)
                 let listedSet = Set(listed)
                 row.toMany[slot] = listed + current.filter { !listedSet.contains($0) && pointsHere($0) }
+                return
+            }
+            if let changes {
+                // Many-to-many with the context's own additions and removals: links others made or removed since it
+                // read the relationship stay as they are.
+                let removed = Set(changes.removed), existing = Set(current)
+                let added = changes.added.filter { rows[$0] != nil && !existing.contains($0) }
+                var links = current.filter { !removed.contains($0) } + added
+                if relationship.isOrdered {
+                    let linkSet = Set(links)
+                    let ordered = live.filter(linkSet.contains)
+                    let orderedSet = Set(ordered)
+                    links = ordered + links.filter { !orderedSet.contains($0) }
+                }
+                row.toMany[slot] = links
+                for partner in changes.removed where existing.contains(partner) { remove(objectID, from: partner, through: inverse) }
+                for partner in added { append(objectID, to: partner, through: inverse) }
                 return
             }
             // Many-to-many: diff against the current links, then mirror on the partners.

@@ -26,7 +26,7 @@ extension SQLiteStore {
                     try writeToMany(changes.inserts[index].objectID, changes.inserts[index].toMany)
                 }
                 for index in changes.updates.indices where !changes.updates[index].toMany.isEmpty {
-                    try writeToMany(changes.updates[index].objectID, changes.updates[index].toMany)
+                    try writeToMany(changes.updates[index].objectID, changes.updates[index].toMany, changes: changes.updates[index].toManyChanges)
                 }
                 if schema.hasStoreComputedDerivedAttributes {
                     changedByStore = try computeDerivedAttributes(changes.inserts.map(\.objectID) + changes.updates.map(\.objectID))
@@ -240,7 +240,7 @@ extension SQLiteStore {
 
     /// Writes the members of changed to-many relationships: order keys of ordered one-to-many relationships,
     /// and join-table rows (diffed, so the other side's order keys survive).
-    private func writeToMany(_ objectID: NSManagedObjectID, _ toMany: [Int: [NSManagedObjectID]]) throws {
+    private func writeToMany(_ objectID: NSManagedObjectID, _ toMany: [Int: [NSManagedObjectID]], changes: [Int: StoreSaveChanges.MemberDiff] = [:]) throws {
         guard let primaryKey = objectID.primaryKey, !toMany.isEmpty else { return }
         let mapping = schema.mapping(for: objectID.entity)
         for (slot, members) in toMany.sorted(by: { $0.key < $1.key }) {
@@ -255,27 +255,44 @@ extension SQLiteStore {
                     try statement.execute()
                 }
             case .joinTable(let join, let sourceColumn, let destinationColumn, let orderColumn):
-                try writeJoinRows(table: join.name, sourceColumn: sourceColumn, destinationColumn: destinationColumn, orderColumn: orderColumn, source: primaryKey, destinations: keys)
+                let destination = objectID.entity.layout.toManyRelationships[slot].destinationEntity.map { schema.table(for: $0).name }
+                try writeJoinRows(table: join.name, sourceColumn: sourceColumn, destinationColumn: destinationColumn, orderColumn: orderColumn,
+                                  destinationTable: destination, source: primaryKey, destinations: keys, changes: changes[slot])
             case .ownJoinTable(let name, let sourceColumn, let destinationColumn, let orderColumn):
-                try writeJoinRows(table: name, sourceColumn: sourceColumn, destinationColumn: destinationColumn, orderColumn: orderColumn, source: primaryKey, destinations: keys)
+                let destination = objectID.entity.layout.toManyRelationships[slot].destinationEntity.map { schema.table(for: $0).name }
+                try writeJoinRows(table: name, sourceColumn: sourceColumn, destinationColumn: destinationColumn, orderColumn: orderColumn,
+                                  destinationTable: destination, source: primaryKey, destinations: keys, changes: changes[slot])
             case .notStored:
                 continue
             }
         }
     }
 
-    private func writeJoinRows(table: String, sourceColumn: String, destinationColumn: String, orderColumn: String?, source: Int64, destinations: [Int64]) throws {
+    /// Makes the join rows of `source` those of `destinations` — with `changes` (the context read the relationship),
+    /// only the links it added and removed: a link another context added or removed since stays as it is. A
+    /// destination whose row is not there (deleted by another context, whose no-action rule left this object's list
+    /// as it was) gets no join row: a row naming a missing object would be one.
+    private func writeJoinRows(table: String, sourceColumn: String, destinationColumn: String, orderColumn: String?, destinationTable: String?,
+                               source: Int64, destinations: [Int64], changes: StoreSaveChanges.MemberDiff? = nil) throws {
         let wanted = Set(destinations)
-        let existing = try connection.fetchAll("SELECT \(destinationColumn) FROM \(table) WHERE \(sourceColumn) = ?", arguments: [.integer(source)])
-            .compactMap { row -> Int64? in if case .integer(let key) = row[0] { return key }; return nil }
+        let removed: [Int64]
+        if let changes {
+            removed = changes.removed.compactMap(\.primaryKey)
+        } else {
+            removed = try connection.fetchAll("SELECT \(destinationColumn) FROM \(table) WHERE \(sourceColumn) = ?", arguments: [.integer(source)])
+                .compactMap { row -> Int64? in if case .integer(let key) = row[0] { return key }; return nil }
+                .filter { !wanted.contains($0) }
+        }
         let remove = try connection.cachedStatement("DELETE FROM \(table) WHERE \(sourceColumn) = ? AND \(destinationColumn) = ?")
-        for key in existing where !wanted.contains(key) {
+        for key in removed {
             try remove.bind(source, at: 1)
             try remove.bind(key, at: 2)
             try remove.execute()
         }
-        let insert = try connection.cachedStatement("INSERT OR IGNORE INTO \(table) (\(sourceColumn), \(destinationColumn)) VALUES (?, ?)")
-        for key in destinations {
+        let insert = try connection.cachedStatement(destinationTable.map {
+            "INSERT OR IGNORE INTO \(table) (\(sourceColumn), \(destinationColumn)) SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM \($0) WHERE Z_PK = ?2)"
+        } ?? "INSERT OR IGNORE INTO \(table) (\(sourceColumn), \(destinationColumn)) VALUES (?1, ?2)")
+        for key in changes.map({ $0.added.compactMap(\.primaryKey) }) ?? destinations {
             try insert.bind(source, at: 1)
             try insert.bind(key, at: 2)
             try insert.execute()
