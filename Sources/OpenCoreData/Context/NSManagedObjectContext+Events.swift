@@ -132,14 +132,15 @@ extension NSManagedObjectContext {
                 // Read now from the store (a fault has no change of its own); below it gets the rule if it is still there.
                 guard (try? loadValues(into: member, failIfMissing: false)) == true else { continue }
             }
-            guard !member._isDeleted, !members.contains(member),
-                  case .toOne(let index, _)? = member.layout.slots[inverse.name], member.toOneID(at: index) != object.objectID
+            // One with unsaved changes of its own (moved away, say) is what this context saves, not the store's member.
+            guard !member._isDeleted, !member.hasChanges, !members.contains(member),
+                  case .toOne(let index, _)? = member.layout.slots[inverse.name]
             else { continue }
-            // One this context moved away (an unsaved change) is not the store's member any more once this saves.
-            if member.hasChanges && member.toOneID(at: index) != member.committedSnapshot?.toOne[index] { continue }
-            if member.hasChanges { continue }
-            persistentStoreCoordinator?.rowCache.remove([id])
-            refresh(member, mergeChanges: false)
+            if member.toOneID(at: index) != object.objectID {
+                // A copy read before another context moved it here: the store's row says where it is now.
+                persistentStoreCoordinator?.rowCache.remove([id])
+                refresh(member, mergeChanges: false)
+            }
             guard member.primitiveToOne(inverse) === object else { continue }
             if relationship.deleteRule == .cascadeDeleteRule {
                 delete(member)
