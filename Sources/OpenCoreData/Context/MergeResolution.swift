@@ -1,5 +1,5 @@
 /// How the built-in merge policies change objects to resolve conflicts (Apple's documented semantics, by property,
-/// carried over to relationships and deletions: DEVIATIONS.md O18).
+/// carried over to relationships and deletions: DEVIATIONS.md O19).
 enum MergeResolution {
     /// Resolves the optimistic-locking conflicts of one save attempt, together (a many-to-many pair belongs to two
     /// objects): afterwards each object's committed snapshot is the store's row, so the retried save expects the

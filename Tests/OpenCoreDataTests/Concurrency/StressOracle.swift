@@ -8,7 +8,7 @@ import Foundation
 // exact file afterwards — rows, versions, tag pairs and every bucket's queue order — under the merge policy.
 //
 // The outcomes it predicts (Apple documents the policies by property; these are the same rules for relationships
-// and deletions, DEVIATIONS.md O18):
+// and deletions, DEVIATIONS.md O19):
 // - A conflict is an object the save updates or deletes whose row changed (or, for an update, vanished) since the
 //   context read it. Objects the save inserts never conflict; a deletion of a row already gone is no conflict.
 // - error: the save fails and writes nothing. The others resolve every conflict, and the save writes:

@@ -137,7 +137,7 @@ struct MergePolicyScenarioTests {
         switch policy {
         case .objectTrump: #expect(stored.rating == 3 && stored.creatorID == "b" && stored.latitude == 10 && stored.country == 276)
         case .storeTrump: #expect(stored.rating == 2 && stored.creatorID == "b" && stored.latitude == 10 && stored.country == 276)
-        case .overwrite: #expect(stored.rating == 3 && stored.creatorID == "seed" && stored.latitude == 10 && stored.country == 250)
+        case .overwrite: #expect(stored.rating == 3 && stored.creatorID == "seed" && stored.latitude == 10 && stored.country == 276)   // relationships as object trump: DEVIATIONS O19
         case .rollback: #expect(stored.rating == 2 && stored.creatorID == "b" && stored.latitude == 1 && stored.country == 276)
         }
         // A shows what it saved, and its next save does not conflict again.

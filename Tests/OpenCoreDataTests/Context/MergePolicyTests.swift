@@ -149,11 +149,12 @@ struct MergePolicyTests {
             #expect(stored.latitude == 10, "A's change to a property B did not touch is kept")
             #expect(stored.country == 276)
         case .overwrite:
-            // The entire in-memory object: A never saw B's changes.
+            // Every attribute of the in-memory object: A never saw B's changes. Its relationships as object trump
+            // (DEVIATIONS O19): A never changed the country, so B's move to Germany stands.
             #expect(stored.rating == 3)
             #expect(stored.creatorID == "a")
             #expect(stored.latitude == 10)
-            #expect(stored.country == 250)
+            #expect(stored.country == 276)
         case .rollback:
             // A's changes to the object in conflict are discarded; the store's version stands.
             #expect(stored.rating == 2)

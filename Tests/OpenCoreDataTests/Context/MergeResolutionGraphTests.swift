@@ -3,7 +3,7 @@ import Testing
 
 @testable import OpenCoreData
 
-// How a save resolves conflicts over relationships and deletions (DEVIATIONS.md O18), and what it writes for them,
+// How a save resolves conflicts over relationships and deletions (DEVIATIONS.md O19), and what it writes for them,
 // on the concurrency stress suite's model (StressModel: an item's bucket nullify, a bucket's queue cascade, an item's
 // tags no action, a tag's items deny). Each test is a difference the stress oracle found, reduced to its steps: `mine`
 // read the objects before `theirs` saved, and does not merge.
