@@ -161,30 +161,10 @@ struct RefreshTests {
         }
     }
 
-    /// As alemar11/CoreDataPlus's `testInvestigationStalenessInterval` observes on Apple's: the coordinator is not
-    /// told of a batch update, so a refresh serves its cached row until `stalenessInterval = 0`; merging the
-    /// request's object IDs (Apple's documented way to show a batch request's changes) shows them.
-    @Test func aRefreshAfterABatchUpdateServesTheCachedRowUntilNoStalenessIsAccepted() throws {
-        let url = try TemporaryDirectory.make().appendingPathComponent("Moody.sqlite")
-        let stack = try MoodyStack(storeType: NSSQLiteStoreType, url: url)
-        let context = stack.context
-        try context.performAndWait {
-            let mood = Mood(context: context)
-            mood.creatorID = "FIAT"
-            try context.save()
-            let update = NSBatchUpdateRequest(entityName: "Mood")
-            update.propertiesToUpdate = ["creatorID": "FCA"]
-            _ = try context.execute(update)
-            #expect(mood.creatorID == "FIAT", "a batch update does not change objects")
-            context.refresh(mood, mergeChanges: true)
-            #expect(mood.creatorID == "FIAT", "the coordinator's cached row, as Apple's")
-            context.stalenessInterval = 0
-            context.refresh(mood, mergeChanges: false)
-            #expect(mood.creatorID == "FCA")
-        }
-    }
-
-    @Test func mergingABatchUpdatesObjectIDsShowsItsValues() throws {
+    /// On a new SQLite Moody store: saves a mood created by "FIAT", batch-updates every mood's creator to "FCA"
+    /// (asking for the updated IDs), and hands the context, the mood and the request's result to `body`, on the
+    /// context's queue.
+    private static func withSavedMoodAndBatchUpdate(_ body: (NSManagedObjectContext, Mood, NSBatchUpdateResult) throws -> Void) throws {
         let url = try TemporaryDirectory.make().appendingPathComponent("Moody.sqlite")
         let stack = try MoodyStack(storeType: NSSQLiteStoreType, url: url)
         let context = stack.context
@@ -195,8 +175,28 @@ struct RefreshTests {
             let update = NSBatchUpdateRequest(entityName: "Mood")
             update.propertiesToUpdate = ["creatorID": "FCA"]
             update.resultType = .updatedObjectIDsResultType
-            let result = try context.execute(update) as? NSBatchUpdateResult
-            let ids = try #require(result?.result as? [NSManagedObjectID])
+            let result = try #require(try context.execute(update) as? NSBatchUpdateResult)
+            try body(context, mood, result)
+        }
+    }
+
+    /// As alemar11/CoreDataPlus's `testInvestigationStalenessInterval` observes on Apple's: the coordinator is not
+    /// told of a batch update, so a refresh serves its cached row until `stalenessInterval = 0`; merging the
+    /// request's object IDs (Apple's documented way to show a batch request's changes) shows them.
+    @Test func aRefreshAfterABatchUpdateServesTheCachedRowUntilNoStalenessIsAccepted() throws {
+        try Self.withSavedMoodAndBatchUpdate { context, mood, _ in
+            #expect(mood.creatorID == "FIAT", "a batch update does not change objects")
+            context.refresh(mood, mergeChanges: true)
+            #expect(mood.creatorID == "FIAT", "the coordinator's cached row, as Apple's")
+            context.stalenessInterval = 0
+            context.refresh(mood, mergeChanges: false)
+            #expect(mood.creatorID == "FCA")
+        }
+    }
+
+    @Test func mergingABatchUpdatesObjectIDsShowsItsValues() throws {
+        try Self.withSavedMoodAndBatchUpdate { context, mood, result in
+            let ids = try #require(result.result as? [NSManagedObjectID])
             NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSUpdatedObjectsKey: ids], into: [context])
             #expect(mood.creatorID == "FCA")
         }

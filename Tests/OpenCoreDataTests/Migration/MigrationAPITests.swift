@@ -58,12 +58,17 @@ import Testing
         </model>
         """
 
-    @Test func replacingAStoreCopiesItsRowsAndExternalDataAndDestroyRemovesEverything() throws {
-        let folder = try TemporaryDirectory.make()
+    /// `attachmentModel` written as an `.xcdatamodel` package in `folder` and loaded from it.
+    private static func loadAttachmentModel(in folder: URL) throws -> NSManagedObjectModel {
         let package = folder.appendingPathComponent("Files.xcdatamodel")
         try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
-        try Data(Self.attachmentModel.utf8).write(to: package.appendingPathComponent("contents"))
-        let model = try NSManagedObjectModel(validatingContentsOf: package)
+        try Data(attachmentModel.utf8).write(to: package.appendingPathComponent("contents"))
+        return try NSManagedObjectModel(validatingContentsOf: package)
+    }
+
+    @Test func replacingAStoreCopiesItsRowsAndExternalDataAndDestroyRemovesEverything() throws {
+        let folder = try TemporaryDirectory.make()
+        let model = try Self.loadAttachmentModel(in: folder)
         let source = folder.appendingPathComponent("Source.sqlite"), destination = folder.appendingPathComponent("Destination.sqlite")
         let big = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         do {
@@ -96,10 +101,7 @@ import Testing
 
     @Test func replacingAStoreLeavesOnlyTheSourcesExternalDataInTheDestination() throws {
         let folder = try TemporaryDirectory.make()
-        let package = folder.appendingPathComponent("Files.xcdatamodel")
-        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
-        try Data(Self.attachmentModel.utf8).write(to: package.appendingPathComponent("contents"))
-        let model = try NSManagedObjectModel(validatingContentsOf: package)
+        let model = try Self.loadAttachmentModel(in: folder)
         let source = folder.appendingPathComponent("Source.sqlite"), destination = folder.appendingPathComponent("Destination.sqlite")
         for (url, seed) in [(source, 7), (destination, 11)] {
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
