@@ -85,6 +85,9 @@ extension SQLiteStore {
         manager.progressHandler = migrationProgressHandler
         try manager.migrateStore(from: storeURL, sourceType: NSSQLiteStoreType, options: nil, with: mapping,
                                  toDestinationURL: scratch, destinationType: NSSQLiteStoreType, destinationOptions: nil)
+        if let lastTransaction = try Self.historyTransactionCounter(on: connection) {
+            try Self.continueHistoryNumbering(after: lastTransaction, inStoreAt: scratch.path)
+        }
         let migrated = try SQLiteConnection(path: scratch.path, configuration: .init(mode: .readOnly))
         defer { migrated.close() }
         try connection.replaceContents(with: migrated)
@@ -93,6 +96,28 @@ extension SQLiteStore {
 }
 
 extension SQLiteStore {
+    /// The last transaction number a store's persistent history gave out (its `Z_PRIMARYKEY` counter, or the
+    /// newest transaction), or nil when the store has no history.
+    static func historyTransactionCounter(on connection: SQLiteConnection) throws -> Int64? {
+        guard try connection.fetchValue("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ATRANSACTION'") != nil else { return nil }
+        var number: Int64 = 0
+        if case .integer(let value)? = try connection.fetchValue("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(historyTransactionEntity)") { number = value }
+        if case .integer(let value)? = try connection.fetchValue("SELECT MAX(Z_PK) FROM ATRANSACTION") { number = max(number, value) }
+        return number
+    }
+
+    /// Migrated object by object, a store's rows get new primary keys, so its history cannot describe them and
+    /// starts anew (DEVIATIONS.md M8) — numbered after the old one with one number left out, so that a token from
+    /// before the migration is expired (`NSPersistentHistoryTokenExpiredError`) instead of silently matching the
+    /// new history's first transactions. Written into the migrated file before it replaces the store, so both
+    /// land in one transaction.
+    static func continueHistoryNumbering(after lastTransaction: Int64, inStoreAt path: String) throws {
+        let migrated = try SQLiteConnection(path: path, configuration: .init(mode: .readWrite))
+        defer { migrated.close() }
+        try migrated.execute("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT = \(historyTransactionEntity)")
+        try migrated.execute("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(historyTransactionEntity), 'TRANSACTION', 0, \(lastTransaction + 1))")
+    }
+
     /// Runs a staged migration (`NSPersistentStoreStagedMigrationManagerOptionKey`) from the version that wrote
     /// the store — known by its version checksum — to `model`.
     func runStagedMigration(_ manager: NSStagedMigrationManager, metadata: [String: Any], to model: NSManagedObjectModel) throws {
