@@ -43,6 +43,8 @@ final class MultiContextGraphRun {
     var counts: [String: Int] = [:]
     private let saves = LockedNotifications()
     private var observer: NSObjectProtocol?
+    /// A fetched results controller on context 0, checked after every step.
+    private(set) var fetchedResults: MCFetchedResultsWatch!
 
     init(seed: UInt64) throws {
         self.seed = seed
@@ -67,6 +69,7 @@ final class MultiContextGraphRun {
         states = []
         try seedStore()
         states = Array(repeating: MCContextState(graph: store), count: contexts.count)
+        fetchedResults = try MCFetchedResultsWatch(context: contexts[Self.autoMerging])
         let topLevel = contexts.prefix(3).map(ObjectIdentifier.init)
         let box = saves
         observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: nil, queue: nil) { note in
@@ -140,6 +143,11 @@ final class MultiContextGraphRun {
             let context = pickContext()
             let operation = runStep(in: context)
             counts[operation, default: 0] += 1
+            if failure != nil { return }
+            if context == Self.autoMerging && operation == MCOperation.reset.rawValue {
+                do { try fetchedResults.refetch() } catch { fail("performFetch after reset failed: \(error)") }
+            }
+            if let problem = fetchedResults.check() { fail("the fetched results controller on context 0, after step \(step): \(problem)") }
             if failure != nil { return }
             afterStep(context)
             if failure != nil { return }
@@ -299,6 +307,7 @@ final class MultiContextGraphRun {
 
     var summary: String {
         counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            + "; fetched results controller: \(fetchedResults.deliveries) reports, \(fetchedResults.rowEvents) row and \(fetchedResults.sectionEvents) section events"
     }
 }
 

@@ -8,7 +8,9 @@
 // fire faults at random moments. The reference (MultiContextGraphModel.swift) predicts every context's view of every
 // relationship, both sides, in order: the base it last caught up with and its own unsaved changes on top. After each
 // step the acting context, and at random others, are compared with it; after each save to the store, a new context
-// (every tenth time on a new coordinator) must read the saved graph.
+// (every tenth time on a new coordinator) must read the saved graph. A fetched results controller on context 0
+// (members in sections by owner) must keep its invariants after every step: its reports, applied to its previous
+// sections with UIKit's rules, give its new sections, and those are a fresh fetch (MultiContextGraphFetchedResults.swift).
 //
 // Environment: `OPENCOREDATA_MULTICONTEXT_OPERATIONS` (total steps, default 1,500, split over the seeds),
 // `OPENCOREDATA_MULTICONTEXT_SEED` (run only this seed). Each run prints its seed and operation counts; a failure
