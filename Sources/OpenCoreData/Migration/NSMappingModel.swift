@@ -56,7 +56,7 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
     static func load(_ url: URL) throws -> NSMappingModel {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-            let data = try? Data(contentsOf: url), CompiledMappingModel.isArchive(data)
+            let data = try? FileContents.read(url), CompiledMappingModel.isArchive(data)
         else { return try XcodeMappingModelReader.load(url) }
         let mapping = try CompiledMappingModel.mappingModel(fromArchive: data)
         mapping.isCompiled = true

@@ -22,7 +22,7 @@ enum CompiledModelPackage {
     static func loadMOM(_ url: URL) throws -> NSManagedObjectModel {
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try FileContents.read(url)
         } catch {
             throw ModelFileError.make(url, "cannot read the file", underlying: error)
         }
@@ -40,7 +40,7 @@ enum CompiledModelPackage {
         let plistURL = url.appendingPathComponent(versionInfoFileName)
         guard FileManager.default.fileExists(atPath: plistURL.path) else { return nil }
         do {
-            guard let plist = try PropertyListObject.foundationPropertyList(from: Data(contentsOf: plistURL)) as? [String: Any] else {
+            guard let plist = try PropertyListObject.foundationPropertyList(from: FileContents.read(plistURL)) as? [String: Any] else {
                 throw ModelFileError.make(plistURL, "the property list is not a dictionary")
             }
             return plist

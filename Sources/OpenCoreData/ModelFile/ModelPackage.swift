@@ -44,7 +44,7 @@ enum ModelPackage {
     static func loadContents(_ url: URL) throws -> NSManagedObjectModel {
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try FileContents.read(url)
         } catch {
             throw ModelFileError.make(url, "cannot read the file", underlying: error)
         }
@@ -78,7 +78,7 @@ enum ModelPackage {
         }
         let plist: Any
         do {
-            plist = try PropertyListObject.foundationPropertyList(from: Data(contentsOf: marker))
+            plist = try PropertyListObject.foundationPropertyList(from: FileContents.read(marker))
         } catch {
             throw ModelFileError.make(marker, "malformed property list", underlying: error)
         }

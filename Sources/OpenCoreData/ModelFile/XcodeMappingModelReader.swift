@@ -17,7 +17,7 @@ enum XcodeMappingModelReader {
         let file = url.pathExtension == "xcmappingmodel" ? url.appendingPathComponent("xcmapping.xml") : url
         let data: Data
         do {
-            data = try Data(contentsOf: file)
+            data = try FileContents.read(file)
         } catch {
             throw CoreDataError.make(NSFileReadNoSuchFileError, "Cannot read the mapping model at \(file.path)", userInfo: [NSFilePathErrorKey: file.path, NSUnderlyingErrorKey: error])
         }

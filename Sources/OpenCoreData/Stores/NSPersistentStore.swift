@@ -176,7 +176,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         }
         do {
             try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(contentsOf: source).write(to: destination, options: .atomic)
+            try FileContents.read(source).write(to: destination, options: .atomic)
         } catch {
             throw CoreDataError.make(NSPersistentStoreOperationError, "Can't replace the store at \(destination.path): \((error as NSError).localizedDescription)",
                                      userInfo: [NSUnderlyingErrorKey: error, NSFilePathErrorKey: destination.path])

@@ -48,7 +48,7 @@ struct BinaryStoreFile {
     init(contentsOf url: URL) throws {
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try FileContents.read(url)
         } catch {
             throw CoreDataError.make(NSFileReadUnknownError, "Cannot read the binary store at \(url.path)", userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error])
         }

@@ -74,7 +74,7 @@ struct ExternalBinaryStorage {
             throw CoreDataError.make(NSPersistentStoreOperationError, "Malformed external binary data reference in the store")
         }
         do {
-            return try Data(contentsOf: file)
+            return try FileContents.read(file)
         } catch {
             throw CoreDataError.make(NSPersistentStoreOperationError, "The external binary data file \(file.path) cannot be read", userInfo: [NSUnderlyingErrorKey: error])
         }
