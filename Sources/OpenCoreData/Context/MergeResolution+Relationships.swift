@@ -205,12 +205,13 @@ extension MergeResolution {
     static func refreshUnchangedOwners(of object: NSManagedObject, in context: NSManagedObjectContext) {
         object.fireFaultIfNeeded()
         for (index, relationship) in object.layout.toOneRelationships.enumerated() where !relationship.isTransient {
-            guard relationship.inverseRelationship?.isToMany == true, let ownerID = object.toOneID(at: index), !ownerID.isTemporaryID,
-                  let owner = context.registry[ownerID], !owner.hasChanges, !owner._isDeleted
-            else { continue }
-            // A fault reads the row when the rule reaches it: not from the coordinator's cache, which may be older.
+            guard relationship.inverseRelationship?.isToMany == true, let ownerID = object.toOneID(at: index), !ownerID.isTemporaryID else { continue }
+            let owner = context.registry[ownerID]
+            if let owner, owner.hasChanges || owner._isDeleted { continue }
+            // A fault (or an owner not registered yet) reads the row when the rule reaches it: not from the
+            // coordinator's cache, which may be older.
             context.persistentStoreCoordinator?.rowCache.remove([ownerID])
-            if !owner._isFault { context.refresh(owner, mergeChanges: false) }
+            if let owner, !owner._isFault { context.refresh(owner, mergeChanges: false) }
         }
     }
 

@@ -53,7 +53,8 @@ enum MergeResolution {
             if object._isDeleted {
                 if policy == .rollbackMergePolicyType { undelete(object, to: row, in: context) } else { deletions.append((object, row)) }
             } else {
-                resolveValues(of: object, persisted: row, changedToOnes: changedToOnes[ObjectIdentifier(object)] ?? [], policy: policy, in: context)
+                resolveValues(of: object, persisted: row, changedToOnes: changedToOnes[ObjectIdentifier(object)] ?? [], listsBefore: &listsBefore,
+                              policy: policy, in: context)
             }
         }
         var decidedPairs: [PairKey: Bool] = [:]
@@ -94,7 +95,9 @@ enum MergeResolution {
 
     /// Attributes and to-ones of an updated object in conflict.
     /// `changedToOnes`: the to-ones the context had changed before the rows deleted elsewhere left it.
-    private static func resolveValues(of object: NSManagedObject, persisted: ObjectSnapshot, changedToOnes: Set<Int>, policy: NSMergePolicyType,
+    /// `listsBefore`: the realized lists before resolution; a list read again from the store here leaves it.
+    private static func resolveValues(of object: NSManagedObject, persisted: ObjectSnapshot, changedToOnes: Set<Int>,
+                                      listsBefore: inout [ObjectIdentifier: [Int: [NSManagedObject]]], policy: NSMergePolicyType,
                                       in context: NSManagedObjectContext) {
         let committed = object.committedSnapshot ?? persisted
         switch policy {
@@ -154,6 +157,8 @@ enum MergeResolution {
                         // Its list, unchanged here, is read again: it is written from the store's, less the object.
                         owner.toManyValues[slot] = .fault
                         owner.committedToMany[slot] = nil
+                        // The owner's own resolution (if it conflicts too) starts from the store's list, not the copy.
+                        listsBefore[ObjectIdentifier(owner)]?[slot] = nil
                     }
                     owner.primitiveChangeMember(inverse, object, add: false, inverseOfChange: true)
                 }

@@ -380,4 +380,61 @@ struct MergeResolutionGraphTests {
         #expect(f.file().queue(of: f.key("x")) == [queue[0], queue[2], f.ids["j"]!].map { $0.primaryKey! },
                 "store trump: the store changed x's queue, so its order stands; mine's insertion follows")
     }
+
+    @Test(arguments: [StressPolicy.storeTrump, .objectTrump, .overwrite])
+    func aPairOneSideReadBeforeItWasAddedStays(_ policy: StressPolicy) throws {
+        let f = try Fixture()
+        let t1 = f.mine.performAndWait {
+            f.mine.mergePolicy = policy.policy
+            let t1 = f.object("t1", in: f.mine)
+            #expect(Self.realize(t1, "items") == 0)   // read before theirs pairs i with t1
+            return t1
+        }
+        defer { withExtendedLifetime(t1) {} }
+        try f.theirSave { $0.object(with: f.ids["i"]!).mutableSetValue(forKey: "tags").add($0.object(with: f.ids["t1"]!)) }
+        let i = f.mine.performAndWait {
+            let i = f.object("i", in: f.mine)
+            #expect(Self.realize(i, "tags") == 1)   // read after
+            return i
+        }
+        defer { withExtendedLifetime(i) {} }
+        try f.theirSave { theirs in
+            theirs.object(with: f.ids["i"]!).setValue("theirs", forKey: "title")
+            theirs.object(with: f.ids["t1"]!).setValue("theirs", forKey: "name")
+        }
+        try f.mine.performAndWait {
+            i.mutableSetValue(forKey: "tags").add(f.object("t2", in: f.mine))
+            t1.mutableSetValue(forKey: "items").add(f.object("j", in: f.mine))
+            t1.mutableSetValue(forKey: "items").remove(f.object("j", in: f.mine))
+            try f.mine.save()
+        }
+        #expect(f.file().pairs == [TagPair(item: f.key("i"), tag: f.key("t1")), TagPair(item: f.key("i"), tag: f.key("t2"))],
+                "neither side of mine changed the pair the store has")
+    }
+
+    @Test func overwriteKeepsTheStoresOrderOfAQueueMineReadAgainForAMemberThatLeft() throws {
+        let f = try Fixture { seed, objects in
+            for _ in 0..<2 { objects["x"]!.mutableOrderedSetValue(forKey: "queue").add(NSEntityDescription.insertNewObject(forEntityName: "Item", into: seed)) }
+        }
+        let (x, j, queue): (NSManagedObject, NSManagedObject, [NSManagedObjectID]) = try f.mine.performAndWait {
+            f.mine.mergePolicy = NSOverwriteMergePolicy
+            let x = f.object("x", in: f.mine), j = f.object("j", in: f.mine)
+            let queue = try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject]).map(\.objectID)
+            #expect(j.value(forKey: "queuedIn") == nil)
+            return (x, j, queue)
+        }
+        defer { withExtendedLifetime((x, j)) {} }
+        try f.theirSave { theirs in
+            let x = theirs.object(with: f.ids["x"]!)
+            x.mutableOrderedSetValue(forKey: "queue").exchangeObject(at: 0, withObjectAt: 1)
+            x.mutableOrderedSetValue(forKey: "queue").add(theirs.object(with: f.ids["j"]!))
+        }
+        try f.mine.performAndWait {
+            x.setValue("mine", forKey: "name")                      // x conflicts; mine never changed its order
+            j.setValue(f.object("y", in: f.mine), forKey: "queuedIn")   // j conflicts too: the store had it in x
+            try f.mine.save()
+        }
+        #expect(f.file().queue(of: f.key("x")) == [queue[1], queue[0]].map { $0.primaryKey! }, "x's order is the store's, less j")
+        #expect(f.file().queue(of: f.key("y")) == [f.key("j")])
+    }
 }
