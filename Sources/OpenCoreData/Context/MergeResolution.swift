@@ -66,15 +66,15 @@ enum MergeResolution {
             context.persistentStoreCoordinator?.rowCache.store(row, for: object.objectID)
             try reapplyDeleteRules(of: object, in: context)
         }
-        if policy == .rollbackMergePolicyType {
-            for (object, _) in changed where !object._isDeleted && object._context === context {
-                applyDeleteRulesOfDeletedDestinations(to: object, in: context)
-            }
+        // An object that takes the store's to-one (rollback: all of them; the others: those the store changed and the
+        // context did not win) may point at an object this save deletes.
+        for (object, _) in changed where !object._isDeleted && object._context === context {
+            applyDeleteRulesOfDeletedDestinations(to: object, in: context)
         }
         context.propagateDeletes()
     }
 
-    /// A rolled-back object points (with the store's values) at an object this save deletes: the deleted object's
+    /// A resolved object points (with the store's values) at an object this save deletes: the deleted object's
     /// delete rule for it applies — cascade deletes it, nullify clears the to-one.
     private static func applyDeleteRulesOfDeletedDestinations(to object: NSManagedObject, in context: NSManagedObjectContext) {
         for (index, relationship) in object.layout.toOneRelationships.enumerated() where !relationship.isTransient {

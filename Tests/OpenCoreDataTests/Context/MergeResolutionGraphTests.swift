@@ -437,4 +437,55 @@ struct MergeResolutionGraphTests {
         #expect(f.file().queue(of: f.key("x")) == [queue[1], queue[0]].map { $0.primaryKey! }, "x's order is the store's, less j")
         #expect(f.file().queue(of: f.key("y")) == [f.key("j")])
     }
+
+    @Test func storeTrumpPutsAMemberMovedInFromAnotherQueueAfterTheStoresOrder() throws {
+        let f = try Fixture { seed, objects in
+            for _ in 0..<3 { objects["x"]!.mutableOrderedSetValue(forKey: "queue").add(NSEntityDescription.insertNewObject(forEntityName: "Item", into: seed)) }
+            objects["y"]!.mutableOrderedSetValue(forKey: "queue").add(objects["j"]!)
+            objects["y"]!.mutableOrderedSetValue(forKey: "queue").add(NSEntityDescription.insertNewObject(forEntityName: "Item", into: seed))
+        }
+        let (x, y, xQueue, yQueue): (NSManagedObject, NSManagedObject, [NSManagedObject], [NSManagedObject]) = try f.mine.performAndWait {
+            f.mine.mergePolicy = NSMergeByPropertyStoreTrumpMergePolicy
+            let x = f.object("x", in: f.mine), y = f.object("y", in: f.mine)
+            return (x, y, try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject]),
+                    try #require((y.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject]))
+        }
+        defer { withExtendedLifetime((x, y, xQueue, yQueue)) {} }
+        try f.theirSave { theirs in
+            theirs.object(with: xQueue[1].objectID).setValue(nil as NSManagedObject?, forKey: "queuedIn")
+            theirs.object(with: yQueue[1].objectID).setValue(nil as NSManagedObject?, forKey: "queuedIn")
+        }
+        try f.mine.performAndWait {
+            xQueue[1].setValue("mine", forKey: "title")
+            x.mutableOrderedSetValue(forKey: "queue").insert(yQueue[0], at: 2)   // j, from y's queue, before x's last
+            try f.mine.save()
+        }
+        #expect(f.file().queue(of: f.key("x")) == [xQueue[0], xQueue[2], yQueue[0]].map { $0.objectID.primaryKey! },
+                "store trump: the store changed x's queue, so its order stands; j follows")
+        #expect(f.file().queue(of: f.key("y")).isEmpty)
+    }
+
+    @Test(arguments: [StressPolicy.storeTrump, .objectTrump, .overwrite])
+    func aToOneTakingTheStoresValueGetsTheRuleOfADestinationTheSaveDeletes(_ policy: StressPolicy) throws {
+        let f = try Fixture()
+        let j = f.mine.performAndWait {
+            f.mine.mergePolicy = policy.policy
+            let j = f.object("j", in: f.mine)
+            #expect(j.value(forKey: "bucket") == nil && j.value(forKey: "queuedIn") == nil)   // mine's copy: in no bucket
+            return j
+        }
+        defer { withExtendedLifetime(j) {} }
+        try f.theirSave { $0.object(with: f.ids["j"]!).setValue($0.object(with: f.ids["x"]!), forKey: "bucket") }
+        try f.mine.performAndWait {
+            j.setValue("mine", forKey: "title")   // a change of its own: the deletion below leaves mine's copy as it is
+            let x = f.object("x", in: f.mine)
+            #expect(Self.realize(x, "items") == 1)
+            f.mine.delete(x)
+            try f.mine.save()   // j conflicts; its bucket, which mine did not change, is the store's: x, deleted here
+        }
+        let row = f.file().row("Item", f.key("j"))
+        #expect(f.file().row("Bucket", f.key("x")) == nil)
+        #expect(row?.values["bucket"] == .null, "x's nullify rule applies to j, which points at it with the store's value")
+        #expect(row?.values["title"] == .text("mine"))
+    }
 }
