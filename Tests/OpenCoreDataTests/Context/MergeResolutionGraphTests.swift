@@ -488,4 +488,28 @@ struct MergeResolutionGraphTests {
         #expect(row?.values["bucket"] == .null, "x's nullify rule applies to j, which points at it with the store's value")
         #expect(row?.values["title"] == .text("mine"))
     }
+
+    @Test func aDeletionNullifiesAListedFaultWhoseCachedRowPredatesItsMove() throws {
+        let f = try Fixture()
+        f.mine.performAndWait {
+            let j = f.object("j", in: f.mine)
+            #expect(j.value(forKey: "bucket") == nil)   // mine's coordinator caches j's row: in no bucket
+            f.mine.refresh(j, mergeChanges: false)       // j is a fault again; the cached row stays
+        }
+        // Another coordinator (another process, say) moves j into x: mine's cache is not told.
+        let other = try StressModel.container(at: f.url).newBackgroundContext()
+        try other.performAndWait {
+            other.object(with: f.ids["j"]!).setValue(other.object(with: f.ids["x"]!), forKey: "bucket")
+            try other.save()
+        }
+        try f.mine.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Bucket")
+            request.predicate = NSPredicate(format: "SELF == %@", f.object("x", in: f.mine))
+            let x = try #require(try f.mine.fetch(request).first)   // a fetch reads x's row after the move
+            f.mine.delete(x)
+            try f.mine.save()
+        }
+        #expect(f.file().row("Bucket", f.key("x")) == nil)
+        #expect(f.file().row("Item", f.key("j"))?.values["bucket"] == .null, "x's nullify rule reached j, read from the store rather than the cache")
+    }
 }
