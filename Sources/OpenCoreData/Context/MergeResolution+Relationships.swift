@@ -1,22 +1,32 @@
 extension MergeResolution {
     // MARK: To-manys of a conflicting object
 
+    /// A many-to-many pair as one side names it: `owner`'s `relationship` lists `member`.
+    struct PairKey: Hashable {
+        let owner: NSManagedObjectID
+        let relationship: String
+        let member: NSManagedObjectID
+    }
+
     /// Resolves the realized to-manys of an updated object in conflict against the members the store has now: a
     /// many-to-many by pair, a to-many whose inverse is a to-one by its members' to-ones, in order for an ordered one.
     /// Afterwards the committed members are the store's, and the other side of every pair agrees.
     /// `before` holds the realized members as they were before the conflicts' to-ones were resolved (a to-one that
     /// takes the store's value appends the object to its owner's list; the owner's resolution places the store's
     /// members itself).
-    static func resolveToManys(of object: NSManagedObject, before: [Int: [NSManagedObject]], policy: NSMergePolicyType, in context: NSManagedObjectContext) {
+    /// A many-to-many's lists are taken as they are now: the pairs the partners' resolutions already decided
+    /// (`decidedPairs`) are in them as decided, both as members and as committed members, and keep that value here.
+    static func resolveToManys(of object: NSManagedObject, before: [Int: [NSManagedObject]], decidedPairs: inout [PairKey: Bool], policy: NSMergePolicyType,
+                               in context: NSManagedObjectContext) {
         for (slot, relationship) in object.layout.toManyRelationships.enumerated() where !relationship.isTransient {
             guard case .members(let realized) = object.toManyValues[slot], let inverse = relationship.inverseRelationship else { continue }
-            let members = RelationshipMembers(ordered: relationship.isOrdered, members: before[slot] ?? realized.objects)
+            let members = RelationshipMembers(ordered: relationship.isOrdered, members: inverse.isToMany ? realized.objects : before[slot] ?? realized.objects)
             let stored = context.committedToManyIDs(of: object, relationship: relationship)
             let committed = object.committedToMany[slot] ?? stored
             let dirty = object.dirtyToManySlots.contains(slot)
             let resolved = inverse.isToMany
-                ? resolvedPairs(of: object, members: members.objects, stored: stored, committed: committed, dirty: dirty,
-                                inverse: inverse, policy: policy, in: context)
+                ? resolvedPairs(of: object, relationship: relationship, members: members.objects, stored: stored, committed: committed, dirty: dirty,
+                                inverse: inverse, decidedPairs: &decidedPairs, policy: policy, in: context)
                 : resolvedMembers(of: object, members: members.objects, stored: stored, committed: committed, dirty: dirty,
                                   relationship: relationship, inverse: inverse, policy: policy, in: context)
             object.toManyValues[slot] = .members(RelationshipMembers(ordered: relationship.isOrdered, members: resolved))
@@ -34,8 +44,9 @@ extension MergeResolution {
     /// changed, store trump the store's for a pair the store changed, rollback the store's; otherwise the store's. A
     /// pair counts as changed by the context if either side's list changed it (the two sides may have been read at
     /// different times), so both sides decide alike. The partners' realized sides follow.
-    private static func resolvedPairs(of object: NSManagedObject, members: [NSManagedObject], stored: [NSManagedObjectID], committed: [NSManagedObjectID],
-                                      dirty: Bool, inverse: NSRelationshipDescription, policy: NSMergePolicyType, in context: NSManagedObjectContext) -> [NSManagedObject] {
+    private static func resolvedPairs(of object: NSManagedObject, relationship: NSRelationshipDescription, members: [NSManagedObject], stored: [NSManagedObjectID],
+                                      committed: [NSManagedObjectID], dirty: Bool, inverse: NSRelationshipDescription, decidedPairs: inout [PairKey: Bool],
+                                      policy: NSMergePolicyType, in context: NSManagedObjectContext) -> [NSManagedObject] {
         let current = Set(members.map(\.objectID)), had = Set(committed), inStore = Set(stored)
         var result = members
         var seen = Set<NSManagedObjectID>()
@@ -47,14 +58,25 @@ extension MergeResolution {
             let changedSide = sides.first { $0.dirty && $0.has != $0.had }
             let has = (changedSide ?? sides[0]).has, wasThere = (changedSide ?? sides[0]).had
             let value: Bool
-            switch policy {
-            case .overwriteMergePolicyType, .mergeByPropertyObjectTrumpMergePolicyType: value = changedSide != nil ? has : isStored
-            case .mergeByPropertyStoreTrumpMergePolicyType: value = isStored != wasThere ? isStored : (changedSide != nil ? has : isStored)
-            default: value = isStored
+            if let decided = decidedPairs[PairKey(owner: object.objectID, relationship: relationship.name, member: id)] {
+                // The partner's resolution decided this pair (and put it in both lists so): it stands.
+                value = decided
+            } else {
+                switch policy {
+                case .overwriteMergePolicyType, .mergeByPropertyObjectTrumpMergePolicyType: value = changedSide != nil ? has : isStored
+                case .mergeByPropertyStoreTrumpMergePolicyType: value = isStored != wasThere ? isStored : (changedSide != nil ? has : isStored)
+                default: value = isStored
+                }
+                decidedPairs[PairKey(owner: id, relationship: inverse.name, member: object.objectID)] = value
             }
             guard value != current.contains(id) || (partner.flatMap { pairSide(of: $0, through: inverse, member: object)?.has } ?? value) != value else { continue }
             let member = partner ?? context.object(with: id)
-            if value && member._isDeleted { continue }
+            if value && member._isDeleted {
+                // A pair the policy keeps with a partner this context deletes stays listed on this side: the
+                // partner's delete rules, applied again to what the store has now, decide (deny refuses the save).
+                if !result.contains(where: { $0 === member }) { result.append(member) }
+                continue
+            }
             if value { if !result.contains(where: { $0 === member }) { result.append(member) } } else { result.removeAll { $0 === member } }
             setMember(object, of: member, through: inverse, present: value)
         }
@@ -162,6 +184,10 @@ extension MergeResolution {
                 }
                 switch relationship.deleteRule {
                 case .cascadeDeleteRule:
+                    // Its own rules reach the owners its to-ones name (a nullify takes it out of their lists): those
+                    // this context has not changed are read from the store too, or the save would write a copy read
+                    // before another context changed them.
+                    refreshUnchangedOwners(of: destination, in: context)
                     context.delete(destination)
                 default:
                     if inverse.isToMany {
@@ -171,6 +197,21 @@ extension MergeResolution {
                     }
                 }
             }
+        }
+    }
+
+    /// Reads from the store the objects `object`'s to-ones point at through a to-many inverse that this context has
+    /// not changed (what a deletion of `object` then writes for them is the store's row less `object`).
+    static func refreshUnchangedOwners(of object: NSManagedObject, in context: NSManagedObjectContext) {
+        object.fireFaultIfNeeded()
+        for (index, relationship) in object.layout.toOneRelationships.enumerated() where !relationship.isTransient {
+            guard relationship.inverseRelationship?.isToMany == true, let ownerID = object.toOneID(at: index), !ownerID.isTemporaryID else { continue }
+            let owner = context.registry[ownerID]
+            if let owner, owner.hasChanges || owner._isDeleted { continue }
+            // A fault (or an owner not registered yet) reads the row when the rule reaches it: not from the
+            // coordinator's cache, which may be older.
+            context.persistentStoreCoordinator?.rowCache.remove([ownerID])
+            if let owner, !owner._isFault { context.refresh(owner, mergeChanges: false) }
         }
     }
 

@@ -26,6 +26,16 @@ enum MergeResolution {
     }
 
     private static func resolve(_ conflicts: [NSMergeConflict], policy: NSMergePolicyType, in context: NSManagedObjectContext) throws {
+        // The to-ones each object in conflict changed, read before the rows deleted elsewhere leave the context: a
+        // to-one the context pointed at such a row is its change all the same (the row being gone, it saves nil),
+        // not a value it left alone that the store's may replace.
+        var changedToOnes: [ObjectIdentifier: Set<Int>] = [:]
+        for conflict in conflicts where conflict.persistedRow != nil {
+            let object = conflict.sourceObject
+            guard !object._isFault, let committed = object.committedSnapshot else { continue }
+            let indices = object.toOneValues.indices.filter { object.toOneID(at: $0) != committed.toOne[$0] }
+            if !indices.isEmpty { changedToOnes[ObjectIdentifier(object)] = Set(indices) }
+        }
         // Rows deleted elsewhere: gone, with every reference to them.
         context.forgetDeletedElsewhere(conflicts.filter { $0.persistedRow == nil }.map(\.sourceObject))
         let changed = conflicts.compactMap { conflict -> (object: NSManagedObject, row: ObjectSnapshot)? in
@@ -43,26 +53,28 @@ enum MergeResolution {
             if object._isDeleted {
                 if policy == .rollbackMergePolicyType { undelete(object, to: row, in: context) } else { deletions.append((object, row)) }
             } else {
-                resolveValues(of: object, persisted: row, policy: policy, in: context)
+                resolveValues(of: object, persisted: row, changedToOnes: changedToOnes[ObjectIdentifier(object)] ?? [], listsBefore: &listsBefore,
+                              policy: policy, in: context)
             }
         }
+        var decidedPairs: [PairKey: Bool] = [:]
         for (object, _) in changed where !object._isDeleted && object._context === context {
-            resolveToManys(of: object, before: listsBefore[ObjectIdentifier(object)] ?? [:], policy: policy, in: context)
+            resolveToManys(of: object, before: listsBefore[ObjectIdentifier(object)] ?? [:], decidedPairs: &decidedPairs, policy: policy, in: context)
         }
         for (object, row) in deletions {
             object.committedSnapshot = row
             context.persistentStoreCoordinator?.rowCache.store(row, for: object.objectID)
             try reapplyDeleteRules(of: object, in: context)
         }
-        if policy == .rollbackMergePolicyType {
-            for (object, _) in changed where !object._isDeleted && object._context === context {
-                applyDeleteRulesOfDeletedDestinations(to: object, in: context)
-            }
+        // An object that takes the store's to-one (rollback: all of them; the others: those the store changed and the
+        // context did not win) may point at an object this save deletes.
+        for (object, _) in changed where !object._isDeleted && object._context === context {
+            applyDeleteRulesOfDeletedDestinations(to: object, in: context)
         }
         context.propagateDeletes()
     }
 
-    /// A rolled-back object points (with the store's values) at an object this save deletes: the deleted object's
+    /// A resolved object points (with the store's values) at an object this save deletes: the deleted object's
     /// delete rule for it applies — cascade deletes it, nullify clears the to-one.
     private static func applyDeleteRulesOfDeletedDestinations(to object: NSManagedObject, in context: NSManagedObjectContext) {
         for (index, relationship) in object.layout.toOneRelationships.enumerated() where !relationship.isTransient {
@@ -82,7 +94,11 @@ enum MergeResolution {
     }
 
     /// Attributes and to-ones of an updated object in conflict.
-    private static func resolveValues(of object: NSManagedObject, persisted: ObjectSnapshot, policy: NSMergePolicyType, in context: NSManagedObjectContext) {
+    /// `changedToOnes`: the to-ones the context had changed before the rows deleted elsewhere left it.
+    /// `listsBefore`: the realized lists before resolution; a list read again from the store here leaves it.
+    private static func resolveValues(of object: NSManagedObject, persisted: ObjectSnapshot, changedToOnes: Set<Int>,
+                                      listsBefore: inout [ObjectIdentifier: [Int: [NSManagedObject]]], policy: NSMergePolicyType,
+                                      in context: NSManagedObjectContext) {
         let committed = object.committedSnapshot ?? persisted
         switch policy {
         case .errorMergePolicyType:
@@ -124,7 +140,7 @@ enum MergeResolution {
             for index in object.toOneValues.indices {
                 let current = object.toOneID(at: index)
                 let storeChanged = persisted.toOne[index] != committed.toOne[index]
-                let weChanged = current != committed.toOne[index]
+                let weChanged = current != committed.toOne[index] || changedToOnes.contains(index)
                 if storeChanged && (storeWins || !weChanged) && current != persisted.toOne[index] {
                     // The store holds this value: the inverse to-manys follow without becoming changes.
                     moveInInverse(object, toOne: index, to: persisted.toOne[index], in: context)
@@ -141,6 +157,8 @@ enum MergeResolution {
                         // Its list, unchanged here, is read again: it is written from the store's, less the object.
                         owner.toManyValues[slot] = .fault
                         owner.committedToMany[slot] = nil
+                        // The owner's own resolution (if it conflicts too) starts from the store's list, not the copy.
+                        listsBefore[ObjectIdentifier(owner)]?[slot] = nil
                     }
                     owner.primitiveChangeMember(inverse, object, add: false, inverseOfChange: true)
                 }

@@ -58,6 +58,8 @@ extension NSManagedObjectContext {
 
     private func applyDeleteRule(of relationship: NSRelationshipDescription, to object: NSManagedObject) {
         if relationship.isToMany && (relationship.deleteRule == .nullifyDeleteRule || relationship.deleteRule == .cascadeDeleteRule) {
+            // The list read first (the rule reads it below anyway): its members are checked against their own copies.
+            _ = object.value(forKey: relationship.name)
             applyDeleteRuleToUnlistedMembers(of: relationship, to: object)
         }
         let destinations: [NSManagedObject]
@@ -122,18 +124,32 @@ extension NSManagedObjectContext {
     /// moved it there (its to-one still says elsewhere), or a list read while the member's own move was pending
     /// and since undone. The rule applies to them too — each read from the store first, so that what the save writes
     /// is the store's row with the rule applied — or the store would keep a member pointing at a deleted row.
+    /// The same for a member the list does show whose copy, read before another context moved it there, says it is
+    /// elsewhere: clearing the list's side would leave its to-one, and so its row, as it was (nullify; cascade deletes
+    /// every listed member anyway).
     private func applyDeleteRuleToUnlistedMembers(of relationship: NSRelationshipDescription, to object: NSManagedObject) {
         guard let inverse = relationship.inverseRelationship, !inverse.isToMany, case .toMany(let slot, _)? = object.layout.slots[relationship.name],
-              case .members(let members) = object.toManyValues[slot], let committed = object.committedToMany[slot]
+              case .members(let members) = object.toManyValues[slot]
         else { return }
-        for id in committed {
+        let committed = object.committedToMany[slot] ?? []
+        var seen = Set<NSManagedObjectID>()
+        for id in committed + members.objects.map(\.objectID) where seen.insert(id).inserted {
             let member = self.object(with: id)
-            if member._isFault {
+            let listed = members.contains(member)
+            if listed {
+                // A listed member that points here is cleared with the list's side (a fault read first, as clearing
+                // would read it — from the coordinator's cache, which may hold a copy older than the list).
+                guard relationship.deleteRule == .nullifyDeleteRule, case .toOne(let index, _)? = member.layout.slots[inverse.name] else { continue }
+                if member._isFault {
+                    guard (try? loadValues(into: member, failIfMissing: false)) == true else { continue }
+                }
+                guard member.toOneID(at: index) != object.objectID else { continue }
+            } else if member._isFault {
                 // Read now from the store (a fault has no change of its own); below it gets the rule if it is still there.
                 guard (try? loadValues(into: member, failIfMissing: false)) == true else { continue }
             }
             // One with unsaved changes of its own (moved away, say) is what this context saves, not the store's member.
-            guard !member._isDeleted, !member.hasChanges, !members.contains(member),
+            guard !member._isDeleted, !member.hasChanges, !member.objectID.isTemporaryID,
                   case .toOne(let index, _)? = member.layout.slots[inverse.name]
             else { continue }
             if member.toOneID(at: index) != object.objectID {

@@ -102,16 +102,21 @@ extension NSManagedObjectContext {
 
     /// Takes objects whose deletion the store holds out of every realized relationship of the other registered
     /// objects, committed members included (the store no longer has them there), without making the holders changes.
-    /// To-ones only with `toOnes` (a deletion saved here leaves a holder's to-one as the store has it: the row's
-    /// foreign key, which only the no-action rule leaves pointing at it).
+    /// To-ones only with `toOnes`; with `toOnes` false, a to-one whose inverse has the no-action rule stays (a
+    /// deletion saved here leaves it as the store has it: the row's foreign key, which only that rule leaves pointing
+    /// at the deleted row; any other rule has cleared or deleted every holder the store has, so a holder still
+    /// pointing there is a copy read before another context moved it away, whose row points elsewhere).
     func leaveRealizedRelationships(_ objects: [NSManagedObject], toOnes: Bool = true) {
         guard !objects.isEmpty else { return }
         let goneObjects = Set(objects.map(ObjectIdentifier.init))
         let goneIDs = Set(objects.map(\.objectID))
         for holder in registry.values {
             guard !goneObjects.contains(ObjectIdentifier(holder)), !holder._isFault else { continue }
-            for slot in holder.toOneValues.indices where toOnes {
+            for slot in holder.toOneValues.indices {
                 guard let target = holder.toOneID(at: slot), goneIDs.contains(target) else { continue }
+                if !toOnes && holder.layout.toOneRelationships[slot].inverseRelationship?.deleteRule ?? .noActionDeleteRule == .noActionDeleteRule {
+                    continue
+                }
                 holder.toOneValues[slot] = .none
                 // The store's row no longer points there either (the deletion nullified or deleted it): not an unsaved
                 // change of the holder, which a later merge would put back over the store's newer value.

@@ -18,8 +18,8 @@ import Testing
 //   `mergeChanges(fromRemoteContextSave:into:)`), shows what a fresh fetch on a new stack reads — values and both
 //   sides of every relationship, the queues in order — and that is what the file holds.
 // OPENCOREDATA_STRESS_EDITS sets the edits per context (200 by default; 5000 is the long mode), OPENCOREDATA_STRESS_SEED
-// the seed (printed by each run), OPENCOREDATA_STRESS_SKIP the edit kinds left out (by default bucket deletions and the
-// many-to-many edits, with which the oracle still finds differences: StressEdit.skippedByDefault, RELIABILITY.md).
+// the seed (printed by each run), OPENCOREDATA_STRESS_SKIP the edit kinds left out (comma-separated StressEdit raw
+// values; by default none: StressEdit.skippedByDefault).
 
 extension StressPolicy: CustomTestStringConvertible {
     var testDescription: String { rawValue }

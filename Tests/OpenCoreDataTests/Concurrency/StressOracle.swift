@@ -152,19 +152,23 @@ struct SaveOracle {
                 }
             }
         }
-        // A rolled-back item keeps the store's to-ones; one that points at a bucket this save deletes gets that
-        // bucket's rule: the queue's cascade deletes it, the items' nullify clears its bucket.
-        if policy == .rollback {
-            for key in conflicting where key.entity == "Item" && !deleted.contains(key) {
-                guard let row = result.rows[key] else { continue }
-                if case .integer(let bucket)? = row.values["queuedIn"], deleted.contains(StressKey(entity: "Bucket", primaryKey: bucket)) {
-                    deleted.insert(key)
-                    continue
+        // A rolled-back item keeps the store's to-ones, another policy's the store's where the store wins; one that
+        // points at a bucket this save deletes gets that bucket's rule: the queue's cascade deletes it, the items'
+        // nullify clears its bucket.
+        for key in conflicting where key.entity == "Item" && !deleted.contains(key) {
+            guard let row = result.rows[key] else { continue }
+            if case .integer(let bucket)? = row.values["queuedIn"], deleted.contains(StressKey(entity: "Bucket", primaryKey: bucket)) {
+                deleted.insert(key)
+                // Its own nullify rule takes it out of the bucket the store has it in, which is written (its
+                // version moves with its membership, as for a cascade above).
+                if case .integer(let owner)? = row.values["bucket"], owner != bucket {
+                    draggedOwners.insert(StressKey(entity: "Bucket", primaryKey: owner))
                 }
-                if case .integer(let bucket)? = row.values["bucket"], deleted.contains(StressKey(entity: "Bucket", primaryKey: bucket)) {
-                    result.rows[key]?.values["bucket"] = .null
-                    written.insert(key)
-                }
+                continue
+            }
+            if case .integer(let bucket)? = row.values["bucket"], deleted.contains(StressKey(entity: "Bucket", primaryKey: bucket)) {
+                result.rows[key]?.values["bucket"] = .null
+                written.insert(key)
             }
         }
         for key in deleted {
@@ -231,9 +235,11 @@ struct SaveOracle {
 
     /// The tag pairs after the save.
     private func pairs(conflicting: Set<StressKey>, alive: (StressKey) -> Bool) -> Set<TagPair> {
-        // Each written side's pairs, as read and as now.
+        // Each written side's pairs, as read and as now. A deleted object's list is a side too: items the context
+        // took out of a tag before deleting it (what the deny rule asks for) are pairs it changed, which the policy
+        // resolves like any other (an item's pairs end with its row anyway).
         var sides: [TagPair: [(committed: Bool, current: Bool, key: StressKey)]] = [:]
-        for change in changes.values where change.kind != .delete && change.membersDirty && (change.key.entity == "Item" || change.key.entity == "Tag") {
+        for change in changes.values where change.membersDirty && (change.key.entity == "Item" || change.key.entity == "Tag") {
             guard let current = change.currentMembers else { continue }
             let committed = Set(change.committedMembers ?? []), now = Set(current)
             for other in committed.union(now) {

@@ -117,7 +117,15 @@ extension StressWriter {
                 let state = object.map { o in
                     "registered, fault \(o.isFault), changes \(o.hasChanges), bucket now \(o.isFault ? "-" : "\((o.primitiveValue(forKey: "bucket") as? NSManagedObject)?.objectID.primaryKey ?? -1)"), committed v\(o.committedSnapshot?.version ?? -1)"
                 } ?? "not registered"
-                fail("deleting Bucket \(change.key.primaryKey) leaves Item \(item) (file v\(file.row("Item", item)?.version ?? -1)) pointing at it: \(state)")
+                let bucket = context.registeredObjects.first { $0.objectID.primaryKey == change.key.primaryKey && $0.entity.name == "Bucket" }
+                let lists = ["items", "queue"].map { key -> String in
+                    guard let bucket, case .toMany(let slot, _)? = bucket.layout.slots[key] else { return "\(key) ?" }
+                    let realized: String
+                    if case .members(let members) = bucket.toManyValues[slot] { realized = "\(members.objects.compactMap(\.objectID.primaryKey))" } else { realized = "fault" }
+                    return "\(key) \(realized) committed \(bucket.committedToMany[slot].map { "\($0.compactMap(\.primaryKey))" } ?? "-")"
+                }
+                let queuedIn = object.flatMap { o in o.isFault ? nil : (o.primitiveValue(forKey: "queuedIn") as? NSManagedObject)?.objectID.primaryKey }
+                fail("deleting Bucket \(change.key.primaryKey) leaves Item \(item) (file \(file.row("Item", item).map(\.description) ?? "-")) pointing at it: \(state), queuedIn now \(queuedIn ?? -1); the bucket's \(lists.joined(separator: "; "))")
             }
         }
     }
@@ -173,12 +181,20 @@ extension StressWriter {
         case (_, let error?) where error.domain == NSCocoaErrorDomain && error.code == NSSQLiteError:
             recordOtherError(error)
         case (_, let error?):
-            fail("the save threw \(error.code) (\(error.localizedDescription)); the oracle predicted \(Self.describe(prediction))")
+            let details = ((error.userInfo[NSDetailedErrorsKey] as? [NSError]) ?? [error]).map { detail in
+                let object = detail.userInfo[NSValidationObjectErrorKey] as? NSManagedObject
+                let value = detail.userInfo[NSValidationValueErrorKey] as? NSManagedObject
+                return "\(object?.entity.name ?? "?") \(object?.objectID.primaryKey ?? -1).\(detail.userInfo[NSValidationKeyErrorKey] ?? "?") → \(value?.entity.name ?? "?") \(value?.objectID.primaryKey ?? -1) (temporary \(value?.objectID.isTemporaryID ?? false), inserted \(value?.isInserted ?? false), deleted \(value?.isDeleted ?? false), context \(value?.managedObjectContext == nil ? "none" : "some"))"
+            }
+            fail("the save threw \(error.code) (\(error.localizedDescription)); the oracle predicted \(Self.describe(prediction)) [\(details.joined(separator: "; "))]")
             context.rollback()
         case (_, nil):
             report.saves += 1
             recordSavedIDs()
-            fail("the save succeeded; the oracle predicted \(Self.describe(prediction))")
+            let tags = changes.filter { $0.key.entity == "Tag" || $0.key.entity == "Item" }.map { change in
+                "\(change.key) \(change.kind) read v\(change.readVersion) file v\(before.rows[change.key]?.version ?? -1) members read \(change.committedMembers.map { "\($0.sorted())" } ?? "-") now \(change.currentMembers.map { "\($0.sorted())" } ?? "-") file \(change.key.entity == "Item" ? before.tags(of: change.key.primaryKey).sorted() : before.items(ofTag: change.key.primaryKey).sorted()) after \(change.key.entity == "Item" ? after.tags(of: change.key.primaryKey).sorted() : after.items(ofTag: change.key.primaryKey).sorted())"
+            }
+            fail("the save succeeded; the oracle predicted \(Self.describe(prediction)) [\(tags.joined(separator: "; "))]")
         }
     }
 

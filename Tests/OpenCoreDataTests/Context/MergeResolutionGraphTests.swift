@@ -208,4 +208,308 @@ struct MergeResolutionGraphTests {
         }
         #expect(f.file().row("Item", f.key("i"))?.values["title"] == .text("kept"))
     }
+
+    // MARK: Found with the deletions and many-to-many edits in the stress suite
+
+    private static func realize(_ object: NSManagedObject, _ key: String) -> Int {
+        (object.value(forKey: key) as? NSSet)?.count ?? (object.value(forKey: key) as? NSOrderedSet)?.count ?? -1
+    }
+
+    @Test(arguments: [StressPolicy.storeTrump, .objectTrump, .overwrite])
+    func aPairAddedElsewhereStaysWhenMineChangedBothItsSides(_ policy: StressPolicy) throws {
+        let f = try Fixture()
+        f.mine.performAndWait {
+            f.mine.mergePolicy = policy.policy
+            #expect(Self.realize(f.object("i", in: f.mine), "tags") == 0 && Self.realize(f.object("t1", in: f.mine), "items") == 0)
+        }
+        try f.theirSave { $0.object(with: f.ids["i"]!).mutableSetValue(forKey: "tags").add($0.object(with: f.ids["t1"]!)) }
+        try f.mine.performAndWait {
+            // Both sides of the pair conflict and have changes of their own, neither about the pair.
+            f.object("i", in: f.mine).mutableSetValue(forKey: "tags").add(f.object("t2", in: f.mine))
+            f.object("t1", in: f.mine).mutableSetValue(forKey: "items").add(f.object("j", in: f.mine))
+            try f.mine.save()
+        }
+        #expect(f.file().pairs == [TagPair(item: f.key("i"), tag: f.key("t1")), TagPair(item: f.key("i"), tag: f.key("t2")), TagPair(item: f.key("j"), tag: f.key("t1"))],
+                "the pair theirs added is no pair mine changed: it stays, whichever side is resolved first")
+    }
+
+    @Test(arguments: [StressPolicy.storeTrump, .objectTrump, .overwrite])
+    func aPairRemovedElsewhereStaysRemovedWhenMineChangedBothItsSides(_ policy: StressPolicy) throws {
+        let f = try Fixture { _, objects in objects["i"]!.mutableSetValue(forKey: "tags").add(objects["t1"]!) }
+        f.mine.performAndWait {
+            f.mine.mergePolicy = policy.policy
+            #expect(Self.realize(f.object("i", in: f.mine), "tags") == 1 && Self.realize(f.object("t1", in: f.mine), "items") == 1)
+        }
+        try f.theirSave { $0.object(with: f.ids["i"]!).mutableSetValue(forKey: "tags").remove($0.object(with: f.ids["t1"]!)) }
+        try f.mine.performAndWait {
+            f.object("i", in: f.mine).mutableSetValue(forKey: "tags").add(f.object("t2", in: f.mine))
+            f.object("t1", in: f.mine).mutableSetValue(forKey: "items").add(f.object("j", in: f.mine))
+            try f.mine.save()
+        }
+        #expect(f.file().pairs == [TagPair(item: f.key("i"), tag: f.key("t2")), TagPair(item: f.key("j"), tag: f.key("t1"))],
+                "the pair theirs removed is no pair mine changed: it stays removed, whichever side is resolved first")
+    }
+
+    @Test func objectTrumpKeepsMineToOneToARowDeletedElsewhereAsNil() throws {
+        let f = try Fixture()
+        let x = f.mine.performAndWait {
+            f.mine.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+            let x = f.object("x", in: f.mine)
+            f.object("j", in: f.mine).setValue(x, forKey: "queuedIn")   // x's queue changes with this save: x is saved too
+            return x
+        }
+        defer { withExtendedLifetime(x) {} }
+        try f.theirSave { theirs in
+            theirs.object(with: f.ids["j"]!).setValue(theirs.object(with: f.ids["y"]!), forKey: "queuedIn")
+            theirs.delete(theirs.object(with: f.ids["x"]!))
+        }
+        let before = try #require(f.file().row("Bucket", f.key("y"))?.version)
+        try f.mine.performAndWait { try f.mine.save() }
+        #expect(f.file().row("Item", f.key("j"))?.values["queuedIn"] == .null, "mine changed j's queue: its value wins, and x is gone")
+        #expect(f.file().row("Bucket", f.key("y"))?.version == before + 1, "y loses j with this save: its version moves")
+    }
+
+    @Test(arguments: [false, true])
+    func aDeletionNullifiesAListedMemberWhoseCopyPredatesItsMove(listRead: Bool) throws {
+        let f = try Fixture()
+        let j = f.mine.performAndWait {
+            let j = f.object("j", in: f.mine)
+            #expect(j.value(forKey: "bucket") == nil)   // mine's copy of j: in no bucket
+            return j
+        }
+        defer { withExtendedLifetime(j) {} }
+        try f.theirSave { $0.object(with: f.ids["j"]!).setValue($0.object(with: f.ids["x"]!), forKey: "bucket") }
+        try f.mine.performAndWait {
+            let x = f.object("x", in: f.mine)
+            _ = x.value(forKey: "name")   // read after the move: x's version is the store's
+            if listRead { #expect(Self.realize(x, "items") == 1, "x's list, read from the store, has j") }
+            f.mine.delete(x)
+            try f.mine.save()
+        }
+        #expect(f.file().row("Bucket", f.key("x")) == nil)
+        #expect(f.file().row("Item", f.key("j"))?.values["bucket"] == .null, "x's nullify rule reached j, which the store had in x")
+    }
+
+    @Test func aCascadeWhileResolvingWritesTheStoresRowOfTheOwnerItReaches() throws {
+        let f = try Fixture()
+        let y = f.mine.performAndWait {
+            f.mine.mergePolicy = NSOverwriteMergePolicy
+            let y = f.object("y", in: f.mine)
+            _ = y.value(forKey: "name")   // mine's copy of y, unchanged
+            f.mine.delete(f.object("x", in: f.mine))   // x's queue is empty
+            f.mine.processPendingChanges()
+            return y
+        }
+        defer { withExtendedLifetime(y) {} }
+        try f.theirSave { theirs in
+            let j = theirs.object(with: f.ids["j"]!)
+            theirs.object(with: f.ids["y"]!).setValue("theirs", forKey: "name")
+            j.setValue(theirs.object(with: f.ids["y"]!), forKey: "bucket")
+            j.setValue(theirs.object(with: f.ids["x"]!), forKey: "queuedIn")
+        }
+        let before = try #require(f.file().row("Bucket", f.key("y"))?.version)
+        try f.mine.performAndWait {
+            #expect(!y.hasChanges)
+            try f.mine.save()   // x conflicts: its queue's cascade reaches j, and j's nullify rule y
+        }
+        let file = f.file()
+        #expect(file.row("Item", f.key("j")) == nil, "x's queue cascades to j")
+        #expect(file.row("Bucket", f.key("y"))?.values["name"] == .text("theirs"), "y, which mine had not changed, is written from the store's row, less j")
+        #expect(file.row("Bucket", f.key("y"))?.version == before + 1)
+    }
+
+    @Test func aDeletionInConflictIsDeniedForAPairAddedElsewhereToAnObjectMineChanged() throws {
+        let f = try Fixture()
+        f.mine.performAndWait {
+            f.mine.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+            #expect(Self.realize(f.object("t1", in: f.mine), "items") == 0 && Self.realize(f.object("i", in: f.mine), "tags") == 0)
+        }
+        try f.theirSave { $0.object(with: f.ids["t1"]!).mutableSetValue(forKey: "items").add($0.object(with: f.ids["i"]!)) }
+        let error = f.mine.performAndWait {
+            f.object("i", in: f.mine).mutableSetValue(forKey: "tags").add(f.object("t2", in: f.mine))   // i has changes of its own
+            f.mine.delete(f.object("t1", in: f.mine))
+            return expectCocoaError(NSValidationRelationshipDeniedDeleteError) { try f.mine.save() }
+        }
+        #expect(error != nil, "the store relates i to t1 (mine never took it out): t1's deny rule refuses the deletion")
+        #expect(f.file().row("Tag", f.key("t1")) != nil)
+    }
+
+    @Test func aSavedDeletionLeavesNoCopyPointingAtIt() throws {
+        let f = try Fixture()
+        let j = f.mine.performAndWait {
+            f.mine.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+            return f.object("j", in: f.mine)
+        }
+        defer { withExtendedLifetime(j) {} }
+        try f.theirSave { $0.object(with: f.ids["j"]!).setValue($0.object(with: f.ids["x"]!), forKey: "queuedIn") }
+        f.mine.performAndWait {
+            #expect((j.value(forKey: "queuedIn") as? NSManagedObject)?.objectID == f.ids["x"], "mine's copy of j, read now: in x's queue")
+        }
+        try f.theirSave { $0.object(with: f.ids["j"]!).setValue(nil, forKey: "queuedIn") }
+        try f.mine.performAndWait {
+            let x = f.object("x", in: f.mine)
+            _ = x.value(forKey: "name")   // read after j left it
+            f.mine.delete(x)
+            try f.mine.save()   // x's queue, read from the store, is empty: j's copy is stale
+            #expect(j.value(forKey: "queuedIn") == nil, "no object of mine points at x, which is gone")
+            j.setValue("mine", forKey: "title")
+            try f.mine.save()
+        }
+        #expect(f.file().row("Item", f.key("j"))?.values["title"] == .text("mine"))
+        #expect(f.file().row("Item", f.key("j"))?.values["queuedIn"] == .null)
+    }
+
+    @Test func storeTrumpPutsMineInsertionAfterTheStoresOrderWhenBothChangedAQueue() throws {
+        let f = try Fixture { _, objects in
+            for _ in 0..<3 {
+                // Three items in x's queue, found below by their positions.
+                let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: objects["x"]!.managedObjectContext!)
+                objects["x"]!.mutableOrderedSetValue(forKey: "queue").add(item)
+            }
+        }
+        let queue: [NSManagedObjectID] = try f.mine.performAndWait {
+            f.mine.mergePolicy = NSMergeByPropertyStoreTrumpMergePolicy
+            let x = f.object("x", in: f.mine)
+            let queue = try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject])
+            x.mutableOrderedSetValue(forKey: "queue").insert(f.object("j", in: f.mine), at: 1)
+            queue[1].setValue("mine", forKey: "title")
+            return queue.map(\.objectID)
+        }
+        try f.theirSave { $0.object(with: queue[1]).setValue(nil as NSManagedObject?, forKey: "queuedIn") }
+        try f.mine.performAndWait { try f.mine.save() }
+        #expect(f.file().queue(of: f.key("x")) == [queue[0], queue[2], f.ids["j"]!].map { $0.primaryKey! },
+                "store trump: the store changed x's queue, so its order stands; mine's insertion follows")
+    }
+
+    @Test(arguments: [StressPolicy.storeTrump, .objectTrump, .overwrite])
+    func aPairOneSideReadBeforeItWasAddedStays(_ policy: StressPolicy) throws {
+        let f = try Fixture()
+        let t1 = f.mine.performAndWait {
+            f.mine.mergePolicy = policy.policy
+            let t1 = f.object("t1", in: f.mine)
+            #expect(Self.realize(t1, "items") == 0)   // read before theirs pairs i with t1
+            return t1
+        }
+        defer { withExtendedLifetime(t1) {} }
+        try f.theirSave { $0.object(with: f.ids["i"]!).mutableSetValue(forKey: "tags").add($0.object(with: f.ids["t1"]!)) }
+        let i = f.mine.performAndWait {
+            let i = f.object("i", in: f.mine)
+            #expect(Self.realize(i, "tags") == 1)   // read after
+            return i
+        }
+        defer { withExtendedLifetime(i) {} }
+        try f.theirSave { theirs in
+            theirs.object(with: f.ids["i"]!).setValue("theirs", forKey: "title")
+            theirs.object(with: f.ids["t1"]!).setValue("theirs", forKey: "name")
+        }
+        try f.mine.performAndWait {
+            i.mutableSetValue(forKey: "tags").add(f.object("t2", in: f.mine))
+            t1.mutableSetValue(forKey: "items").add(f.object("j", in: f.mine))
+            t1.mutableSetValue(forKey: "items").remove(f.object("j", in: f.mine))
+            try f.mine.save()
+        }
+        #expect(f.file().pairs == [TagPair(item: f.key("i"), tag: f.key("t1")), TagPair(item: f.key("i"), tag: f.key("t2"))],
+                "neither side of mine changed the pair the store has")
+    }
+
+    @Test func overwriteKeepsTheStoresOrderOfAQueueMineReadAgainForAMemberThatLeft() throws {
+        let f = try Fixture { seed, objects in
+            for _ in 0..<2 { objects["x"]!.mutableOrderedSetValue(forKey: "queue").add(NSEntityDescription.insertNewObject(forEntityName: "Item", into: seed)) }
+        }
+        let (x, j, queue): (NSManagedObject, NSManagedObject, [NSManagedObjectID]) = try f.mine.performAndWait {
+            f.mine.mergePolicy = NSOverwriteMergePolicy
+            let x = f.object("x", in: f.mine), j = f.object("j", in: f.mine)
+            let queue = try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject]).map(\.objectID)
+            #expect(j.value(forKey: "queuedIn") == nil)
+            return (x, j, queue)
+        }
+        defer { withExtendedLifetime((x, j)) {} }
+        try f.theirSave { theirs in
+            let x = theirs.object(with: f.ids["x"]!)
+            x.mutableOrderedSetValue(forKey: "queue").exchangeObject(at: 0, withObjectAt: 1)
+            x.mutableOrderedSetValue(forKey: "queue").add(theirs.object(with: f.ids["j"]!))
+        }
+        try f.mine.performAndWait {
+            x.setValue("mine", forKey: "name")                      // x conflicts; mine never changed its order
+            j.setValue(f.object("y", in: f.mine), forKey: "queuedIn")   // j conflicts too: the store had it in x
+            try f.mine.save()
+        }
+        #expect(f.file().queue(of: f.key("x")) == [queue[1], queue[0]].map { $0.primaryKey! }, "x's order is the store's, less j")
+        #expect(f.file().queue(of: f.key("y")) == [f.key("j")])
+    }
+
+    @Test func storeTrumpPutsAMemberMovedInFromAnotherQueueAfterTheStoresOrder() throws {
+        let f = try Fixture { seed, objects in
+            for _ in 0..<3 { objects["x"]!.mutableOrderedSetValue(forKey: "queue").add(NSEntityDescription.insertNewObject(forEntityName: "Item", into: seed)) }
+            objects["y"]!.mutableOrderedSetValue(forKey: "queue").add(objects["j"]!)
+            objects["y"]!.mutableOrderedSetValue(forKey: "queue").add(NSEntityDescription.insertNewObject(forEntityName: "Item", into: seed))
+        }
+        let (x, y, xQueue, yQueue): (NSManagedObject, NSManagedObject, [NSManagedObject], [NSManagedObject]) = try f.mine.performAndWait {
+            f.mine.mergePolicy = NSMergeByPropertyStoreTrumpMergePolicy
+            let x = f.object("x", in: f.mine), y = f.object("y", in: f.mine)
+            return (x, y, try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject]),
+                    try #require((y.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject]))
+        }
+        defer { withExtendedLifetime((x, y, xQueue, yQueue)) {} }
+        try f.theirSave { theirs in
+            theirs.object(with: xQueue[1].objectID).setValue(nil as NSManagedObject?, forKey: "queuedIn")
+            theirs.object(with: yQueue[1].objectID).setValue(nil as NSManagedObject?, forKey: "queuedIn")
+        }
+        try f.mine.performAndWait {
+            xQueue[1].setValue("mine", forKey: "title")
+            x.mutableOrderedSetValue(forKey: "queue").insert(yQueue[0], at: 2)   // j, from y's queue, before x's last
+            try f.mine.save()
+        }
+        #expect(f.file().queue(of: f.key("x")) == [xQueue[0], xQueue[2], yQueue[0]].map { $0.objectID.primaryKey! },
+                "store trump: the store changed x's queue, so its order stands; j follows")
+        #expect(f.file().queue(of: f.key("y")).isEmpty)
+    }
+
+    @Test(arguments: [StressPolicy.storeTrump, .objectTrump, .overwrite])
+    func aToOneTakingTheStoresValueGetsTheRuleOfADestinationTheSaveDeletes(_ policy: StressPolicy) throws {
+        let f = try Fixture()
+        let j = f.mine.performAndWait {
+            f.mine.mergePolicy = policy.policy
+            let j = f.object("j", in: f.mine)
+            #expect(j.value(forKey: "bucket") == nil && j.value(forKey: "queuedIn") == nil)   // mine's copy: in no bucket
+            return j
+        }
+        defer { withExtendedLifetime(j) {} }
+        try f.theirSave { $0.object(with: f.ids["j"]!).setValue($0.object(with: f.ids["x"]!), forKey: "bucket") }
+        try f.mine.performAndWait {
+            j.setValue("mine", forKey: "title")   // a change of its own: the deletion below leaves mine's copy as it is
+            let x = f.object("x", in: f.mine)
+            #expect(Self.realize(x, "items") == 1)
+            f.mine.delete(x)
+            try f.mine.save()   // j conflicts; its bucket, which mine did not change, is the store's: x, deleted here
+        }
+        let row = f.file().row("Item", f.key("j"))
+        #expect(f.file().row("Bucket", f.key("x")) == nil)
+        #expect(row?.values["bucket"] == .null, "x's nullify rule applies to j, which points at it with the store's value")
+        #expect(row?.values["title"] == .text("mine"))
+    }
+
+    @Test func aDeletionNullifiesAListedFaultWhoseCachedRowPredatesItsMove() throws {
+        let f = try Fixture()
+        f.mine.performAndWait {
+            let j = f.object("j", in: f.mine)
+            #expect(j.value(forKey: "bucket") == nil)   // mine's coordinator caches j's row: in no bucket
+            f.mine.refresh(j, mergeChanges: false)       // j is a fault again; the cached row stays
+        }
+        // Another coordinator (another process, say) moves j into x: mine's cache is not told.
+        let other = try StressModel.container(at: f.url).newBackgroundContext()
+        try other.performAndWait {
+            other.object(with: f.ids["j"]!).setValue(other.object(with: f.ids["x"]!), forKey: "bucket")
+            try other.save()
+        }
+        try f.mine.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Bucket")
+            request.predicate = NSPredicate(format: "SELF == %@", f.object("x", in: f.mine))
+            let x = try #require(try f.mine.fetch(request).first)   // a fetch reads x's row after the move
+            f.mine.delete(x)
+            try f.mine.save()
+        }
+        #expect(f.file().row("Bucket", f.key("x")) == nil)
+        #expect(f.file().row("Item", f.key("j"))?.values["bucket"] == .null, "x's nullify rule reached j, read from the store rather than the cache")
+    }
 }
