@@ -16,8 +16,10 @@ extension MergeResolution {
     /// members itself).
     /// A many-to-many's lists are taken as they are now: the pairs the partners' resolutions already decided
     /// (`decidedPairs`) are in them as decided, both as members and as committed members, and keep that value here.
-    static func resolveToManys(of object: NSManagedObject, before: [Int: [NSManagedObject]], decidedPairs: inout [PairKey: Bool], policy: NSMergePolicyType,
-                               in context: NSManagedObjectContext) {
+    /// `readBefore` holds the committed members as the context read them, before any resolution moved objects between
+    /// committed lists: store trump keeps the store's order of a list the store changed since then.
+    static func resolveToManys(of object: NSManagedObject, before: [Int: [NSManagedObject]], readBefore: [Int: [NSManagedObjectID]],
+                               decidedPairs: inout [PairKey: Bool], policy: NSMergePolicyType, in context: NSManagedObjectContext) {
         for (slot, relationship) in object.layout.toManyRelationships.enumerated() where !relationship.isTransient {
             guard case .members(let realized) = object.toManyValues[slot], let inverse = relationship.inverseRelationship else { continue }
             let members = RelationshipMembers(ordered: relationship.isOrdered, members: inverse.isToMany ? realized.objects : before[slot] ?? realized.objects)
@@ -27,7 +29,7 @@ extension MergeResolution {
             let resolved = inverse.isToMany
                 ? resolvedPairs(of: object, relationship: relationship, members: members.objects, stored: stored, committed: committed, dirty: dirty,
                                 inverse: inverse, decidedPairs: &decidedPairs, policy: policy, in: context)
-                : resolvedMembers(of: object, members: members.objects, stored: stored, committed: committed, dirty: dirty,
+                : resolvedMembers(of: object, members: members.objects, stored: stored, storeChanged: stored != (readBefore[slot] ?? committed), dirty: dirty,
                                   relationship: relationship, inverse: inverse, policy: policy, in: context)
             object.toManyValues[slot] = .members(RelationshipMembers(ordered: relationship.isOrdered, members: resolved))
             object.committedToMany[slot] = stored
@@ -96,7 +98,7 @@ extension MergeResolution {
     /// A to-many whose inverse is a to-one, after resolution: the store's members but those this context moved away,
     /// and the context's members that still point here; an ordered one in the context's order for a list it changed
     /// (store trump: the store's if the store changed it; rollback: the store's), the others after them.
-    private static func resolvedMembers(of object: NSManagedObject, members: [NSManagedObject], stored: [NSManagedObjectID], committed: [NSManagedObjectID],
+    private static func resolvedMembers(of object: NSManagedObject, members: [NSManagedObject], stored: [NSManagedObjectID], storeChanged: Bool,
                                         dirty: Bool, relationship: NSRelationshipDescription, inverse: NSRelationshipDescription,
                                         policy: NSMergePolicyType, in context: NSManagedObjectContext) -> [NSManagedObject] {
         func pointsHere(_ member: NSManagedObject) -> Bool? {
@@ -118,7 +120,7 @@ extension MergeResolution {
         let storeOrder = storedObjects
         let contextOrder = kept
         let storeFirst = !dirty || policy == .rollbackMergePolicyType
-            || (policy == .mergeByPropertyStoreTrumpMergePolicyType && stored != committed)
+            || (policy == .mergeByPropertyStoreTrumpMergePolicyType && storeChanged)
         var result: [NSManagedObject] = []
         var placed = Set<ObjectIdentifier>()
         for member in (storeFirst ? storeOrder + contextOrder : contextOrder + storeOrder)

@@ -44,10 +44,14 @@ enum MergeResolution {
         }
         var deletions: [(object: NSManagedObject, row: ObjectSnapshot)] = []
         var listsBefore: [ObjectIdentifier: [Int: [NSManagedObject]]] = [:]
+        // The members each list had when the context read it, before resolving the to-ones moves objects between the
+        // committed lists: whether the store changed a list is decided against these.
+        var readBefore: [ObjectIdentifier: [Int: [NSManagedObjectID]]] = [:]
         for (object, _) in changed {
             for (slot, value) in object.toManyValues.enumerated() {
                 if case .members(let members) = value { listsBefore[ObjectIdentifier(object), default: [:]][slot] = members.objects }
             }
+            if !object.committedToMany.isEmpty { readBefore[ObjectIdentifier(object)] = object.committedToMany }
         }
         for (object, row) in changed {
             if object._isDeleted {
@@ -59,7 +63,8 @@ enum MergeResolution {
         }
         var decidedPairs: [PairKey: Bool] = [:]
         for (object, _) in changed where !object._isDeleted && object._context === context {
-            resolveToManys(of: object, before: listsBefore[ObjectIdentifier(object)] ?? [:], decidedPairs: &decidedPairs, policy: policy, in: context)
+            resolveToManys(of: object, before: listsBefore[ObjectIdentifier(object)] ?? [:], readBefore: readBefore[ObjectIdentifier(object)] ?? [:],
+                           decidedPairs: &decidedPairs, policy: policy, in: context)
         }
         for (object, row) in deletions {
             object.committedSnapshot = row

@@ -19,7 +19,8 @@ import Testing
 //   sides of every relationship, the queues in order — and that is what the file holds.
 // OPENCOREDATA_STRESS_EDITS sets the edits per context (200 by default; 5000 is the long mode), OPENCOREDATA_STRESS_SEED
 // the seed (printed by each run), OPENCOREDATA_STRESS_SKIP the edit kinds left out (comma-separated StressEdit raw
-// values; by default none: StressEdit.skippedByDefault).
+// values; by default the ordered-queue edits, bucket and tag deletions and tag pairs, with which differences remain:
+// StressEdit.skippedByDefault; `OPENCOREDATA_STRESS_SKIP=` runs them all).
 
 extension StressPolicy: CustomTestStringConvertible {
     var testDescription: String { rawValue }
