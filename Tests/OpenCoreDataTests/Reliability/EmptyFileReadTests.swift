@@ -25,11 +25,8 @@ import Testing
         // Memory is measured in a child process, where no other test allocates meanwhile.
         let result = try ChildProcess.run(test: "emptyFileMemoryChild", role: "empty-file-memory", path: "")
         #expect(result.status == 0, "\(result.output)")
-        let growth = result.output.split(separator: "\n").first { $0.hasPrefix("OCD-EMPTY-FILE-GROWTH ") }.flatMap { Int($0.split(separator: " ")[1]) }
-        let bytes = try #require(growth, "\(result.output)")
-        // Under AddressSanitizer freed memory stays in its quarantine; its leak checker reports leaks at exit instead.
-        let underAddressSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
-        #expect(underAddressSanitizer || bytes < 8_000_000, "loading an empty model file 20,000 times grew the process by \(bytes) bytes (4 KiB each would be 80 MB)")
+        let bytes = try #require(ProcessMemory.reported("OCD-EMPTY-FILE-GROWTH", in: result.output), "\(result.output)")
+        #expect(ProcessMemory.underAddressSanitizer || bytes < 8_000_000, "loading an empty model file 20,000 times grew the process by \(bytes) bytes (4 KiB each would be 80 MB)")
     }
 
     @Test(.enabled(if: ChildProcess.role == "empty-file-memory"))
@@ -40,14 +37,9 @@ import Testing
         func loadAll(_ rounds: Int) {
             for _ in 0..<rounds { _ = try? NSManagedObjectModel(validatingContentsOf: package) }
         }
-        // The resident set, in bytes (Linux: the second field of /proc/self/statm, in pages of 4 KiB).
-        func resident() -> Int {
-            let fields = ((try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? "").split(separator: " ")
-            return fields.count > 1 ? (Int(fields[1]) ?? 0) * 4_096 : 0
-        }
         loadAll(1_000)
-        let before = resident()
+        let before = ProcessMemory.residentBytes()
         loadAll(20_000)
-        print("OCD-EMPTY-FILE-GROWTH \(resident() - before)")
+        print("OCD-EMPTY-FILE-GROWTH \(ProcessMemory.residentBytes() - before)")
     }
 }

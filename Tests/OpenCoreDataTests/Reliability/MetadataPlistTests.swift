@@ -139,12 +139,8 @@ enum MetadataStoreFixture {
         // Memory is measured in a child process, where no other test allocates meanwhile.
         let result = try ChildProcess.run(test: "malformedXMLMetadataMemoryChild", role: "xml-plist-memory", path: "")
         #expect(result.status == 0, "\(result.output)")
-        let growth = result.output.split(separator: "\n").first { $0.hasPrefix("OCD-XML-PLIST-GROWTH ") }.flatMap { Int($0.split(separator: " ")[1]) }
-        let bytes = try #require(growth, "\(result.output)")
-        // Under AddressSanitizer freed memory stays in its quarantine (the process grows regardless; its leak checker
-        // reports real leaks at the child's exit instead).
-        let underAddressSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
-        #expect(underAddressSanitizer || bytes < 4_000_000, "refusing 60,000 malformed XML lists and 70,000 damaged binary stores grew the process by \(bytes) bytes")
+        let bytes = try #require(ProcessMemory.reported("OCD-XML-PLIST-GROWTH", in: result.output), "\(result.output)")
+        #expect(ProcessMemory.underAddressSanitizer || bytes < 4_000_000, "refusing 60,000 malformed XML lists and 70,000 damaged binary stores grew the process by \(bytes) bytes")
     }
 
     @Test(.enabled(if: ChildProcess.role == "xml-plist-memory"))
@@ -158,15 +154,10 @@ enum MetadataStoreFixture {
                 for data in damagedBinaryStores { _ = try? BinaryStoreFile(data: data, path: "/damaged.binarystore") }
             }
         }
-        // The resident set, in bytes (Linux: the second field of /proc/self/statm, in pages of 4 KiB).
-        func resident() -> Int {
-            let fields = ((try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? "").split(separator: " ")
-            return fields.count > 1 ? (Int(fields[1]) ?? 0) * 4_096 : 0
-        }
         refuseAll(1_000)
-        let before = resident()
+        let before = ProcessMemory.residentBytes()
         refuseAll(10_000)
-        print("OCD-XML-PLIST-GROWTH \(resident() - before)")
+        print("OCD-XML-PLIST-GROWTH \(ProcessMemory.residentBytes() - before)")
     }
 
     /// A binary plist of `levels` arrays, each holding the next one twice: a few hundred bytes describing 2^levels
