@@ -14,8 +14,14 @@ extension SQLiteStore {
     /// history.
     func currentHistoryTransactionNumber() throws -> Int64? {
         guard history?.hasTables == true else { return nil }
+        return try Self.lastHistoryTransaction(on: connection)
+    }
+
+    /// The last transaction number a store's history gave out: its `Z_PRIMARYKEY` counter or the newest transaction
+    /// (0 when there is none yet). The history tables must exist.
+    static func lastHistoryTransaction(on connection: SQLiteConnection) throws -> Int64 {
         var number: Int64 = 0
-        if case .integer(let value)? = try connection.cachedStatementValue("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", .integer(Self.historyTransactionEntity)) {
+        if case .integer(let value)? = try connection.cachedStatementValue("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", .integer(historyTransactionEntity)) {
             number = value
         }
         if case .integer(let value)? = try connection.fetchValue("SELECT MAX(Z_PK) FROM ATRANSACTION") { number = max(number, value) }

@@ -34,7 +34,7 @@ extension SQLiteStore {
                 if metadataNeedsWriting, let metadata = super.metadata {
                     metadataNeedsWriting = false
                     wroteMetadata = true
-                    try writeMetadataRow(metadata.merging(Self.modelMetadata(model)) { current, _ in current }, uuid: identifier ?? "", insert: false)
+                    try rewriteMetadataRow(metadata)
                 }
                 try recordHistory(for: changes)   // persistent history, in the same transaction (History/)
             }
@@ -62,12 +62,17 @@ extension SQLiteStore {
         metadataNeedsWriting = false   // before writing: metadata set meanwhile sets it again
         do {
             try connection.inTransaction(.immediate) {
-                try writeMetadataRow(metadata.merging(Self.modelMetadata(model)) { current, _ in current }, uuid: identifier ?? "", insert: false)
+                try rewriteMetadataRow(metadata)
             }
         } catch {
             metadataNeedsWriting = true
             throw error
         }
+    }
+
+    /// Writes `metadata` (with the model's version hashes where it has none of its own) over the store's metadata row.
+    private func rewriteMetadataRow(_ metadata: [String: Any]) throws {
+        try writeMetadataRow(metadata.merging(Self.modelMetadata(model)) { current, _ in current }, uuid: identifier ?? "", insert: false)
     }
 
     /// Computes the derived attributes the triggers do not maintain, for the saved objects; returns those changed.
@@ -255,17 +260,20 @@ extension SQLiteStore {
                     try statement.execute()
                 }
             case .joinTable(let join, let sourceColumn, let destinationColumn, let orderColumn):
-                let destination = objectID.entity.layout.toManyRelationships[slot].destinationEntity.map { schema.table(for: $0).name }
                 try writeJoinRows(table: join.name, sourceColumn: sourceColumn, destinationColumn: destinationColumn, orderColumn: orderColumn,
-                                  destinationTable: destination, source: primaryKey, destinations: keys, changes: changes[slot])
+                                  destinationTable: destinationTable(of: objectID, slot: slot), source: primaryKey, destinations: keys, changes: changes[slot])
             case .ownJoinTable(let name, let sourceColumn, let destinationColumn, let orderColumn):
-                let destination = objectID.entity.layout.toManyRelationships[slot].destinationEntity.map { schema.table(for: $0).name }
                 try writeJoinRows(table: name, sourceColumn: sourceColumn, destinationColumn: destinationColumn, orderColumn: orderColumn,
-                                  destinationTable: destination, source: primaryKey, destinations: keys, changes: changes[slot])
+                                  destinationTable: destinationTable(of: objectID, slot: slot), source: primaryKey, destinations: keys, changes: changes[slot])
             case .notStored:
                 continue
             }
         }
+    }
+
+    /// The table of the destination entity of to-many `slot` of `objectID`'s entity.
+    private func destinationTable(of objectID: NSManagedObjectID, slot: Int) -> String? {
+        objectID.entity.layout.toManyRelationships[slot].destinationEntity.map { schema.table(for: $0).name }
     }
 
     /// Makes the join rows of `source` those of `destinations` — with `changes` (the context read the relationship),

@@ -96,14 +96,11 @@ extension SQLiteStore {
 }
 
 extension SQLiteStore {
-    /// The last transaction number a store's persistent history gave out (its `Z_PRIMARYKEY` counter, or the
-    /// newest transaction), or nil when the store has no history.
+    /// The last transaction number the persistent history of the store on `connection` gave out (its `Z_PRIMARYKEY`
+    /// counter, or the newest transaction; 0 when there is none yet), or nil when the store has no history tables.
     static func historyTransactionCounter(on connection: SQLiteConnection) throws -> Int64? {
         guard try connection.fetchValue("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ATRANSACTION'") != nil else { return nil }
-        var number: Int64 = 0
-        if case .integer(let value)? = try connection.fetchValue("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(historyTransactionEntity)") { number = value }
-        if case .integer(let value)? = try connection.fetchValue("SELECT MAX(Z_PK) FROM ATRANSACTION") { number = max(number, value) }
-        return number
+        return try lastHistoryTransaction(on: connection)
     }
 
     /// Migrated object by object, a store's rows get new primary keys, so its history cannot describe them and
