@@ -372,16 +372,6 @@ extension NSManagedObjectContext {
         return conflict
     }
 
-    /// Drops an object's unsaved changes and treats it as deleted (its row is gone from the store).
-    func forgetChangesAndDelete(_ object: NSManagedObject) {
-        updatedSet.remove(object)
-        object._isUpdated = false
-        object.committedSnapshot = nil
-        registry[object.objectID] = nil
-        object._context = nil
-        eventChanges.invalidated.insert(object)
-    }
-
     /// Replaces an object's values with `snapshot` and forgets its changes.
     func revert(_ object: NSManagedObject, to snapshot: ObjectSnapshot) {
         object.applyKeepingTransients(snapshot)
