@@ -1,3 +1,4 @@
+import Foundation
 extension MergeResolution {
     // MARK: To-manys of a conflicting object
 
@@ -21,7 +22,16 @@ extension MergeResolution {
     static func resolveToManys(of object: NSManagedObject, before: [Int: [NSManagedObject]], readBefore: [Int: [NSManagedObjectID]],
                                decidedPairs: inout [PairKey: Bool], policy: NSMergePolicyType, in context: NSManagedObjectContext) {
         for (slot, relationship) in object.layout.toManyRelationships.enumerated() where !relationship.isTransient {
-            guard case .members(let realized) = object.toManyValues[slot], let inverse = relationship.inverseRelationship else { continue }
+            guard let inverse = relationship.inverseRelationship else { continue }
+            guard case .members(let realized) = object.toManyValues[slot] else {
+                if policy == .rollbackMergePolicyType && !inverse.isToMany && !object._isUpdated
+                    && membersChangeWithTheSave(object, relationship: relationship, inverse: inverse, in: context) {
+                    // A rolled-back owner whose list this context never read still gains or loses members with this
+                    // save (their to-ones changed): it is written, with the store's values, as below.
+                    context.noteUpdated(object)
+                }
+                continue
+            }
             let members = RelationshipMembers(ordered: relationship.isOrdered, members: inverse.isToMany ? realized.objects : before[slot] ?? realized.objects)
             let stored = context.committedToManyIDs(of: object, relationship: relationship)
             let committed = object.committedToMany[slot] ?? stored
@@ -40,6 +50,21 @@ extension MergeResolution {
                 context.noteToManyChanged(object, slot: slot)
             }
         }
+    }
+
+    /// Whether the save moves members into or out of `object`'s to-many `relationship` (whose inverse is a to-one)
+    /// that this context has not read: the store's members against the to-ones of the objects the save writes.
+    private static func membersChangeWithTheSave(_ object: NSManagedObject, relationship: NSRelationshipDescription, inverse: NSRelationshipDescription,
+                                                 in context: NSManagedObjectContext) -> Bool {
+        let stored = Set(context.committedToManyIDs(of: object, relationship: relationship))
+        for member in [context.insertedSet, context.updatedSet, context.deletedSet].joined() where !member._isFault {
+            guard case .toOne(let index, _)? = member.layout.slots[inverse.name],
+                  relationship.destinationEntity.map(member.entity.isKindOf(entity:)) ?? false
+            else { continue }
+            let pointsHere = !member._isDeleted && member.toOneID(at: index) == object.objectID
+            if pointsHere != stored.contains(member.objectID) { return true }
+        }
+        return false
     }
 
     /// A many-to-many's members after resolution, pair by pair: object trump and overwrite the context's for a pair it
@@ -170,13 +195,18 @@ extension MergeResolution {
     /// destinations, deny refuses the save with `NSValidationRelationshipDeniedDeleteError`). Destinations this
     /// context moved away are left alone; the others are read from the store first, so what the save writes for them
     /// is the store's row with the rule applied.
-    static func reapplyDeleteRules(of object: NSManagedObject, in context: NSManagedObjectContext) throws {
+    ///
+    /// `deny`: false applies the nullify and cascade rules, true only checks the deny rules — after every deletion's
+    /// other rules ran, so that a destination another deletion's cascade deletes no longer counts.
+    static func reapplyDeleteRules(of object: NSManagedObject, deny: Bool, in context: NSManagedObjectContext) throws {
         for relationship in object.layout.toManyRelationships where !relationship.isTransient {
-            guard let inverse = relationship.inverseRelationship, relationship.deleteRule != .noActionDeleteRule else { continue }
+            guard let inverse = relationship.inverseRelationship, relationship.deleteRule != .noActionDeleteRule,
+                  (relationship.deleteRule == .denyDeleteRule) == deny
+            else { continue }
             for id in context.committedToManyIDs(of: object, relationship: relationship) {
                 let destination = context.object(with: id)
                 guard !destination._isDeleted, !movedAway(destination, from: object, inverse: inverse) else { continue }
-                if relationship.deleteRule == .denyDeleteRule {
+                if deny {
                     throw ValidationErrors.make(NSValidationRelationshipDeniedDeleteError, object: object, key: relationship.name, value: destination,
                                                 message: "The deny rule of '\(relationship.name)' refuses the deletion: the store relates an object to it that this context had not read.")
                 }

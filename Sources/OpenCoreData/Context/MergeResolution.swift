@@ -36,22 +36,26 @@ enum MergeResolution {
             let indices = object.toOneValues.indices.filter { object.toOneID(at: $0) != committed.toOne[$0] }
             if !indices.isEmpty { changedToOnes[ObjectIdentifier(object)] = Set(indices) }
         }
+        // The members each list had when the context read it, before rows deleted elsewhere leave the lists and
+        // resolving the to-ones moves objects between them: whether the store changed a list (a member it deleted
+        // changes it too) is decided against these.
+        var readBefore: [ObjectIdentifier: [Int: [NSManagedObjectID]]] = [:]
+        for conflict in conflicts where conflict.persistedRow != nil && !conflict.sourceObject.committedToMany.isEmpty {
+            readBefore[ObjectIdentifier(conflict.sourceObject)] = conflict.sourceObject.committedToMany
+        }
         // Rows deleted elsewhere: gone, with every reference to them.
         context.forgetDeletedElsewhere(conflicts.filter { $0.persistedRow == nil }.map(\.sourceObject))
         let changed = conflicts.compactMap { conflict -> (object: NSManagedObject, row: ObjectSnapshot)? in
             guard let row = conflict.persistedRow, conflict.sourceObject._context === context else { return nil }
             return (conflict.sourceObject, row)
         }
+        let returnedMembersOrder = ReturnedMembersOrder(changed: changed, in: context)
         var deletions: [(object: NSManagedObject, row: ObjectSnapshot)] = []
         var listsBefore: [ObjectIdentifier: [Int: [NSManagedObject]]] = [:]
-        // The members each list had when the context read it, before resolving the to-ones moves objects between the
-        // committed lists: whether the store changed a list is decided against these.
-        var readBefore: [ObjectIdentifier: [Int: [NSManagedObjectID]]] = [:]
         for (object, _) in changed {
             for (slot, value) in object.toManyValues.enumerated() {
                 if case .members(let members) = value { listsBefore[ObjectIdentifier(object), default: [:]][slot] = members.objects }
             }
-            if !object.committedToMany.isEmpty { readBefore[ObjectIdentifier(object)] = object.committedToMany }
         }
         for (object, row) in changed {
             if object._isDeleted {
@@ -69,14 +73,16 @@ enum MergeResolution {
         for (object, row) in deletions {
             object.committedSnapshot = row
             context.persistentStoreCoordinator?.rowCache.store(row, for: object.objectID)
-            try reapplyDeleteRules(of: object, in: context)
+            try reapplyDeleteRules(of: object, deny: false, in: context)
         }
+        for (object, _) in deletions { try reapplyDeleteRules(of: object, deny: true, in: context) }
         // An object that takes the store's to-one (rollback: all of them; the others: those the store changed and the
         // context did not win) may point at an object this save deletes.
         for (object, _) in changed where !object._isDeleted && object._context === context {
             applyDeleteRulesOfDeletedDestinations(to: object, in: context)
         }
         context.propagateDeletes()
+        returnedMembersOrder.apply()
     }
 
     /// A resolved object points (with the store's values) at an object this save deletes: the deleted object's

@@ -105,12 +105,14 @@ extension NSManagedObjectContext {
             // To-many changes go back on as additions and removals, on top of the members saved elsewhere since.
             let memberChanges = object.memberChangesSinceCommit()
             for change in memberChanges { changes[object.layout.toManyRelationships[change.slot].name] = nil }
+            let committedToOnes = object.committedSnapshot?.toOne
             guard (try? loadValues(into: object, failIfMissing: false)) == true else { return }
             for (key, value) in changes {
                 object.setPrimitiveValue(ValueConversion.isNull(value) ? nil : value, forKey: key)
             }
             for change in memberChanges { object.reapply(change, in: self) }
             object.dirtyToManySlots = dirty
+            leaveOwnersTheRowMovedTo(object, committedBefore: committedToOnes)
             // As Apple's: the changes, transients included, are put back after awakeFromFetch().
             object.restoreTransients(transients)
         } else {
@@ -123,6 +125,30 @@ extension NSManagedObjectContext {
         }
         eventChanges.refreshed.insert(object)
         object.awake(fromSnapshotEvents: .refresh)
+    }
+
+    /// After a refresh that keeps `object`'s unsaved to-one change: where its row now points at an owner it did not
+    /// point at before (another context moved it there), the change moves it out of that owner too. The owner's
+    /// realized list lets go of it and the owner is updated, so the next save writes it (its version moves with its
+    /// membership, as for a move made here). Setting the values back alone left the owner listing an object saved
+    /// elsewhere, and its row unwritten.
+    private func leaveOwnersTheRowMovedTo(_ object: NSManagedObject, committedBefore: [NSManagedObjectID?]?) {
+        guard let committed = object.committedSnapshot?.toOne else { return }
+        for index in object.layout.toOnesWithToManyInverse {
+            guard let stored = committed[index], stored != committedBefore?[index] ?? nil, object.toOneID(at: index) != stored,
+                  let inverse = object.layout.toOneRelationships[index].inverseRelationship
+            else { continue }
+            let owner = self.object(with: stored)
+            owner.fireFaultIfNeeded()
+            guard !owner._isDeleted, !owner._isFault, case .toMany(let slot, _)? = owner.layout.slots[inverse.name] else { continue }
+            if case .members(var members) = owner.toManyValues[slot], members.contains(object) {
+                _ = members.remove(object)
+                owner.toManyValues[slot] = .members(members)
+            }
+            // Changed, its list not: the member's own to-one carries the move, and the order of the members that stay
+            // is the store's.
+            noteUpdated(owner)
+        }
     }
 
     /// Resolves the inserted objects `refresh(_:mergeChanges: false)` turned into faults (before a save validates

@@ -37,6 +37,8 @@ struct ObjectChange {
     let committedMembers: [Int64]?
     let currentMembers: [Int64]?
     let membersDirty: Bool
+    /// Every to-many of the object as the context has it before the save (for failure messages).
+    let lists: String
 
     static let writtenToMany = ["Item": "tags", "Tag": "items", "Bucket": "queue"]
 
@@ -48,6 +50,12 @@ struct ObjectChange {
         readVersion = object.committedSnapshot?.version ?? 0
         committed = kind == .insert ? [:] : object.stressCommitted
         current = kind == .delete ? [:] : object.stressCurrent
+        lists = object.layout.toManyRelationships.enumerated().map { slot, relationship in
+            let realized: String
+            if case .members(let members) = object.toManyValues[slot] { realized = "\(members.objects.compactMap(\.objectID.primaryKey))" } else { realized = "fault" }
+            let committed = object.committedToMany[slot].map { "\($0.compactMap(\.primaryKey))" } ?? "-"
+            return "\(relationship.name) \(realized) read \(committed)\(object.dirtyToManySlots.contains(slot) ? " dirty" : "")"
+        }.joined(separator: ", ")
         guard let name = Self.writtenToMany[entity], case .toMany(let slot, _)? = object.layout.slots[name],
               case .members(let members) = object.toManyValues[slot]
         else {
@@ -185,11 +193,11 @@ struct SaveOracle {
         }
         result.pairs = result.pairs.filter { result.rows[StressKey(entity: "Tag", primaryKey: $0.tag)] != nil }
 
-        // A rolled-back bucket whose items change with this save all the same (items not in conflict moved in or
-        // out) is written with the store's values.
+        // A rolled-back bucket (an update reverted, or a deletion undone) whose items change with this save all the
+        // same (items not in conflict moved in or out, or deleted) is written with the store's values.
         if policy == .rollback {
             for bucket in conflicting where bucket.entity == "Bucket" && result.rows[bucket] != nil {
-                guard let change = changes[bucket], change.kind == .update else { continue }
+                guard let change = changes[bucket], change.kind != .insert else { continue }
                 let itemsChanged = result.items("bucket", of: bucket.primaryKey) != file.items("bucket", of: bucket.primaryKey)
                 let queueChanged = Set(result.items("queuedIn", of: bucket.primaryKey)) != Set(file.items("queuedIn", of: bucket.primaryKey))
                 if itemsChanged || queueChanged { written.insert(bucket) }

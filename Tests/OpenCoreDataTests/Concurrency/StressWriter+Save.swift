@@ -184,18 +184,33 @@ extension StressWriter {
             let details = ((error.userInfo[NSDetailedErrorsKey] as? [NSError]) ?? [error]).map { detail in
                 let object = detail.userInfo[NSValidationObjectErrorKey] as? NSManagedObject
                 let value = detail.userInfo[NSValidationValueErrorKey] as? NSManagedObject
-                return "\(object?.entity.name ?? "?") \(object?.objectID.primaryKey ?? -1).\(detail.userInfo[NSValidationKeyErrorKey] ?? "?") → \(value?.entity.name ?? "?") \(value?.objectID.primaryKey ?? -1) (temporary \(value?.objectID.isTemporaryID ?? false), inserted \(value?.isInserted ?? false), deleted \(value?.isDeleted ?? false), context \(value?.managedObjectContext == nil ? "none" : "some"))"
+                return "\(object?.entity.name ?? "?") \(object?.objectID.primaryKey ?? -1).\(detail.userInfo[NSValidationKeyErrorKey] ?? "?") → \(value?.entity.name ?? "?") \(value?.objectID.primaryKey ?? -1) (temporary \(value?.objectID.isTemporaryID ?? false), inserted \(value?.isInserted ?? false), deleted \(value?.isDeleted ?? false), context \(value?.managedObjectContext == nil ? "none" : "some"), \(value.map(Self.describeLists) ?? "-"))"
             }
-            fail("the save threw \(error.code) (\(error.localizedDescription)); the oracle predicted \(Self.describe(prediction)) [\(details.joined(separator: "; "))]")
+            fail("the save threw \(error.code) (\(error.localizedDescription)); the oracle predicted \(Self.describe(prediction)) [\(details.joined(separator: "; "))] [\(Self.describeMembers(changes, before: before, after: after))]")
             context.rollback()
         case (_, nil):
             report.saves += 1
             recordSavedIDs()
-            let tags = changes.filter { $0.key.entity == "Tag" || $0.key.entity == "Item" }.map { change in
-                "\(change.key) \(change.kind) read v\(change.readVersion) file v\(before.rows[change.key]?.version ?? -1) members read \(change.committedMembers.map { "\($0.sorted())" } ?? "-") now \(change.currentMembers.map { "\($0.sorted())" } ?? "-") file \(change.key.entity == "Item" ? before.tags(of: change.key.primaryKey).sorted() : before.items(ofTag: change.key.primaryKey).sorted()) after \(change.key.entity == "Item" ? after.tags(of: change.key.primaryKey).sorted() : after.items(ofTag: change.key.primaryKey).sorted())"
-            }
-            fail("the save succeeded; the oracle predicted \(Self.describe(prediction)) [\(tags.joined(separator: "; "))]")
+            fail("the save succeeded; the oracle predicted \(Self.describe(prediction)) [\(Self.describeMembers(changes, before: before, after: after))]")
         }
+    }
+
+    /// An object's fault state, changes and to-manys as the context has them (failure messages).
+    static func describeLists(_ object: NSManagedObject) -> String {
+        let lists = object.layout.toManyRelationships.enumerated().map { slot, relationship in
+            let realized: String
+            if case .members(let members) = object.toManyValues[slot] { realized = "\(members.objects.compactMap(\.objectID.primaryKey))" } else { realized = "fault" }
+            return "\(relationship.name) \(realized) read \(object.committedToMany[slot].map { "\($0.compactMap(\.primaryKey))" } ?? "-")\(object.dirtyToManySlots.contains(slot) ? " dirty" : "")"
+        }
+        return "fault \(object.isFault) changes \(object.hasChanges) v\(object.committedSnapshot?.version ?? -1) \(lists.joined(separator: ", "))"
+    }
+
+    /// The saved items and tags with their tag pairs: as read, as now, in the file before and after (failure messages).
+    private static func describeMembers(_ changes: [ObjectChange], before: FileState, after: FileState) -> String {
+        changes.filter { $0.key.entity == "Tag" || $0.key.entity == "Item" }.map { change in
+            let inFile = { (file: FileState) in change.key.entity == "Item" ? file.tags(of: change.key.primaryKey).sorted() : file.items(ofTag: change.key.primaryKey).sorted() }
+            return "\(change.key) \(change.kind) read v\(change.readVersion) file v\(before.rows[change.key]?.version ?? -1) members read \(change.committedMembers.map { "\($0.sorted())" } ?? "-") now \(change.currentMembers.map { "\($0.sorted())" } ?? "-") file \(inFile(before)) after \(inFile(after))"
+        }.joined(separator: "; ")
     }
 
     /// Foreign keys and tag pairs that name rows the file does not have.
@@ -236,16 +251,30 @@ extension StressWriter {
         let differences = Self.differences(expected: expected, actual: actual, before: before)
         if !differences.isEmpty {
             let buckets = changes.filter { $0.key.entity == "Bucket" }.map { change in
-                "\(change.key) \(change.kind) dirty \(change.membersDirty) read \(change.committedMembers.map { "\($0)" } ?? "-") now \(change.currentMembers.map { "\($0)" } ?? "-") file had \(before.queue(of: change.key.primaryKey)) keys \(before.queue(of: change.key.primaryKey).map { before.orderKeys[$0].flatMap { $0 } ?? -1 })"
+                "\(change.key) \(change.kind) (\(change.lists)) dirty \(change.membersDirty) read \(change.committedMembers.map { "\($0)" } ?? "-") now \(change.currentMembers.map { "\($0)" } ?? "-") file had \(before.queue(of: change.key.primaryKey)) keys \(before.queue(of: change.key.primaryKey).map { before.orderKeys[$0].flatMap { $0 } ?? -1 })"
             }
             let others = changes.filter { $0.key.entity != "Bucket" }.map { change in
-                change.committedMembers == nil ? "\(change.key) \(change.kind)"
-                    : "\(change.key) \(change.kind) dirty \(change.membersDirty) read \(change.committedMembers!.sorted()) now \((change.currentMembers ?? []).sorted()) file \(change.key.entity == "Item" ? before.tags(of: change.key.primaryKey).sorted() : before.items(ofTag: change.key.primaryKey).sorted())"
+                // An item's to-ones: as read → as now (file: the store's before the save).
+                let toOnes = change.key.entity != "Item" ? "" : " " + ["bucket", "queuedIn"].map { key in
+                    "\(key) \(change.committed[key].map(\.description) ?? "-")→\(change.current[key].map(\.description) ?? "-") (file \(before.rows[change.key]?.values[key].map(\.description) ?? "no row"))"
+                }.joined(separator: " ")
+                return change.committedMembers == nil ? "\(change.key) \(change.kind)\(toOnes)"
+                    : "\(change.key) \(change.kind)\(toOnes) dirty \(change.membersDirty) read \(change.committedMembers!.sorted()) now \((change.currentMembers ?? []).sorted()) file \(change.key.entity == "Item" ? before.tags(of: change.key.primaryKey).sorted() : before.items(ofTag: change.key.primaryKey).sorted())"
+            }
+            // Members a saved queue lists whose own change the save does not carry.
+            let changedKeys = Set(changes.map(\.key))
+            let unsaved = changes.filter { $0.key.entity == "Bucket" }.flatMap { change in
+                (change.currentMembers ?? []).filter { !changedKeys.contains(StressKey(entity: "Item", primaryKey: $0)) && before.row("Item", $0)?.values["queuedIn"] != .integer(change.key.primaryKey) }.map { item in
+                    let object = context.registeredObjects.first { $0.objectID.primaryKey == item && $0.entity.name == "Item" }
+                    return "Item \(item) in \(change.key)'s queue: " + (object.map { o in
+                        "fault \(o.isFault) changes \(o.hasChanges) updated \(o.isUpdated) deleted \(o.isDeleted) queuedIn now \(o.isFault ? "-" : "\((o.primitiveValue(forKey: "queuedIn") as? NSManagedObject)?.objectID.primaryKey ?? -1)") committed \(o.committedSnapshot.map { "v\($0.version)" } ?? "-")"
+                    } ?? "not registered")
+                }
             }
             let keys = expected.rows.keys.filter { $0.entity == "Bucket" }.map { bucket in
                 "\(bucket.primaryKey): before \(before.queue(of: bucket.primaryKey).map { "\($0)@\(before.orderKeys[$0].flatMap { $0 } ?? -1)" }) after \(actual.queue(of: bucket.primaryKey).map { "\($0)@\(actual.orderKeys[$0].flatMap { $0 } ?? -1)" })"
             }
-            fail("the file differs from the oracle's prediction (\(policy)): \(differences.prefix(8).joined(separator: "; ")) [saved buckets: \(buckets.joined(separator: "; "))] [others: \(others.joined(separator: ", "))] [queues: \(keys.joined(separator: "; "))] [conflicts \(conflicts.sorted())]")
+            fail("the file differs from the oracle's prediction (\(policy)): \(differences.prefix(8).joined(separator: "; ")) [saved buckets: \(buckets.joined(separator: "; "))] [others: \(others.joined(separator: ", "))] [queues: \(keys.joined(separator: "; "))] [conflicts \(conflicts.sorted())] [unsaved members: \(unsaved.joined(separator: "; "))]")
         }
     }
 

@@ -10,7 +10,7 @@ import Testing
 
 @Suite("MergeResolutionGraph")
 struct MergeResolutionGraphTests {
-    private struct Fixture {
+    struct Fixture {
         let url: URL
         let container: NSPersistentContainer
         let ids: [String: NSManagedObjectID]
@@ -211,7 +211,7 @@ struct MergeResolutionGraphTests {
 
     // MARK: Found with the deletions and many-to-many edits in the stress suite
 
-    private static func realize(_ object: NSManagedObject, _ key: String) -> Int {
+    static func realize(_ object: NSManagedObject, _ key: String) -> Int {
         (object.value(forKey: key) as? NSSet)?.count ?? (object.value(forKey: key) as? NSOrderedSet)?.count ?? -1
     }
 

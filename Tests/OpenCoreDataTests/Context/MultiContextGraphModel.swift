@@ -373,7 +373,16 @@ struct MCContextState {
 
     /// The context caught up with a new base: it shows `newBase` with its own changes on top.
     mutating func rebase(to newBase: MCGraph) {
-        view = MCContextState.apply(changesOf: view, over: base, to: newBase, dirty: dirty)
+        let newView = MCContextState.apply(changesOf: view, over: base, to: newBase, dirty: dirty)
+        // A to-one this context changed keeps its value over the new base: where the new base moved the member to
+        // another owner, that owner loses it with this context's save too, so it is changed.
+        for toOne in [\MCGraph.owner, \MCGraph.list] {
+            for (member, stored) in newBase[keyPath: toOne]
+            where newView.isLive(stored) && newView[keyPath: toOne][member] != stored && base[keyPath: toOne][member] != stored {
+                touched.insert(stored)
+            }
+        }
+        view = newView
         base = newBase
     }
 
