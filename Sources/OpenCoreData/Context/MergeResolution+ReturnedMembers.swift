@@ -5,7 +5,7 @@ extension MergeResolution {
     /// order for the members it had and lists the returned ones after them, in the order it read them (the store's:
     /// an owner not in conflict has not changed there); an owner it did not change shows the order it read.
     struct ReturnedMembersOrder {
-        private var lists: [(owner: NSManagedObject, slot: Int, before: Set<ObjectIdentifier>)] = []
+        private var lists: [(owner: NSManagedObject, slot: Int, before: Set<ObjectIdentifier>, read: [NSManagedObjectID]?)] = []
         /// The objects in conflict: only they can return (a list read again while resolving may list others anew).
         private let inConflict: Set<ObjectIdentifier>
 
@@ -23,7 +23,7 @@ extension MergeResolution {
                               seen.insert([ObjectIdentifier(owner), ObjectIdentifier(inverse)]).inserted
                         else { continue }
                         // A deleted member still listed is not there: undone (rollback), it returns.
-                        lists.append((owner, slot, Set(members.objects.filter { !$0._isDeleted }.map(ObjectIdentifier.init))))
+                        lists.append((owner, slot, Set(members.objects.filter { !$0._isDeleted }.map(ObjectIdentifier.init)), owner.committedToMany[slot]))
                     }
                 }
             }
@@ -31,8 +31,9 @@ extension MergeResolution {
 
         /// Puts the members returned since the capture in the order described above.
         func apply() {
-            for (owner, slot, before) in lists {
-                guard case .members(let members) = owner.toManyValues[slot] else { continue }
+            for (owner, slot, before, read) in lists {
+                // A list read again while resolving (its committed members changed) is in the store's order already.
+                guard case .members(let members) = owner.toManyValues[slot], owner.committedToMany[slot] == read else { continue }
                 let objects = members.objects
                 let returned = objects.filter { !before.contains(ObjectIdentifier($0)) && inConflict.contains(ObjectIdentifier($0)) }
                 guard !returned.isEmpty else { continue }

@@ -311,4 +311,28 @@ extension MergeResolutionGraphTests {
         #expect(f.file().row("Tag", f.key("t1")) == nil)
         #expect(f.file().pairs == [TagPair(item: f.key("i"), tag: f.key("t2"))])
     }
+
+    @Test func objectTrumpKeepsTheStoresOrderOfAListReadAgainThatAMemberReturnsTo() throws {
+        let f = try Fixture { seed, objects in
+            for _ in 0..<3 { objects["x"]!.mutableOrderedSetValue(forKey: "queue").add(NSEntityDescription.insertNewObject(forEntityName: "Item", into: seed)) }
+        }
+        let (x, k, queue): (NSManagedObject, NSManagedObject, [NSManagedObjectID]) = try f.mine.performAndWait {
+            f.mine.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+            let x = f.object("x", in: f.mine), k = f.object("i", in: f.mine)
+            let queue = try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject]).map(\.objectID)
+            k.setValue("mine", forKey: "title")                                                  // i conflicts; its queue is the store's
+            f.object("j", in: f.mine).setValue(f.object("y", in: f.mine), forKey: "queuedIn")   // j conflicts; mine's queue wins
+            return (x, k, queue)
+        }
+        defer { withExtendedLifetime((x, k)) {} }
+        try f.theirSave { theirs in
+            let list = theirs.object(with: f.ids["x"]!).mutableOrderedSetValue(forKey: "queue")
+            list.insert(theirs.object(with: f.ids["i"]!), at: 1)
+            list.add(theirs.object(with: f.ids["j"]!))
+        }
+        try f.mine.performAndWait { try f.mine.save() }
+        #expect(f.file().queue(of: f.key("x")) == [queue[0], f.ids["i"]!, queue[1], queue[2]].map { $0.primaryKey! },
+                "x, read again for j leaving it, is in the store's order: i where the store has it")
+        #expect(f.file().queue(of: f.key("y")) == [f.key("j")])
+    }
 }
