@@ -281,8 +281,10 @@ extension MergeResolutionGraphTests {
         #expect(file.pairs.isEmpty)
     }
 
-    @Test(arguments: [StressPolicy.storeTrump, .objectTrump, .overwrite], [false, true])
-    func aDenyRuleIgnoresAPairMineRemovedOnTheSideThatReadIt(_ policy: StressPolicy, itemConflicts: Bool) throws {
+    @Test(arguments: [StressPolicy.storeTrump, .objectTrump, .overwrite], [0, 1, 2])
+    func aDenyRuleIgnoresAPairMineRemovedOnTheSideThatReadIt(_ policy: StressPolicy, variant: Int) throws {
+        // variant 1: i conflicts too; 2: t2, which mine pairs i with, conflicts (theirs pairs j with it)
+        let itemConflicts = variant == 1
         let f = try Fixture()
         let t1 = f.mine.performAndWait {
             f.mine.mergePolicy = policy.policy
@@ -302,6 +304,7 @@ extension MergeResolutionGraphTests {
         defer { withExtendedLifetime(i) {} }
         try f.theirSave { theirs in
             if itemConflicts { theirs.object(with: f.ids["i"]!).setValue("theirs", forKey: "title") }
+            if variant == 2 { theirs.object(with: f.ids["j"]!).mutableSetValue(forKey: "tags").add(theirs.object(with: f.ids["t2"]!)) }
             theirs.object(with: f.ids["t1"]!).setValue("theirs", forKey: "name")
         }
         try f.mine.performAndWait {
@@ -309,7 +312,7 @@ extension MergeResolutionGraphTests {
             try f.mine.save()
         }
         #expect(f.file().row("Tag", f.key("t1")) == nil)
-        #expect(f.file().pairs == [TagPair(item: f.key("i"), tag: f.key("t2"))])
+        #expect(f.file().pairs == Set([TagPair(item: f.key("i"), tag: f.key("t2"))] + (variant == 2 ? [TagPair(item: f.key("j"), tag: f.key("t2"))] : [])))
     }
 
     @Test func objectTrumpKeepsTheStoresOrderOfAListReadAgainThatAMemberReturnsTo() throws {
