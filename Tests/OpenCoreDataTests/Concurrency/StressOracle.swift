@@ -65,7 +65,10 @@ struct ObjectChange {
             return
         }
         committedMembers = kind == .insert ? [] : object.committedToMany[slot]?.compactMap(\.primaryKey)
-        currentMembers = members.objects.filter { !$0.isDeleted }.compactMap(\.objectID.primaryKey)
+        // An item's tags keep a deleted tag the list still shows: the pair stands on the item's side (a tag read before
+        // another context paired them does not list the item, so deleting it removed nothing), and the tag's deny
+        // rule, applied again to the store's pairs when the deletion conflicts, sees it.
+        currentMembers = members.objects.filter { !$0.isDeleted || entity == "Item" }.compactMap(\.objectID.primaryKey)
         membersDirty = kind == .insert || object.dirtyToManySlots.contains(slot)
     }
 }

@@ -338,4 +338,36 @@ extension MergeResolutionGraphTests {
                 "x, read again for j leaving it, is in the store's order: i where the store has it")
         #expect(f.file().queue(of: f.key("y")) == [f.key("j")])
     }
+
+    @Test(arguments: [StressPolicy.storeTrump, .objectTrump, .overwrite])
+    func aDenyRuleRefusesATagDeletionAnItemStillListsThoughTheTagDoesNot(_ policy: StressPolicy) throws {
+        let f = try Fixture()
+        let t1 = f.mine.performAndWait {
+            f.mine.mergePolicy = policy.policy
+            let t1 = f.object("t1", in: f.mine)
+            #expect(Self.realize(t1, "items") == 0)   // read before theirs pairs i with t1
+            return t1
+        }
+        defer { withExtendedLifetime(t1) {} }
+        try f.theirSave { $0.object(with: f.ids["i"]!).mutableSetValue(forKey: "tags").add($0.object(with: f.ids["t1"]!)) }
+        let i = f.mine.performAndWait {
+            let i = f.object("i", in: f.mine)
+            #expect(Self.realize(i, "tags") == 1)     // read after: i lists t1, t1 does not list i
+            return i
+        }
+        defer { withExtendedLifetime(i) {} }
+        try f.theirSave { $0.object(with: f.ids["t1"]!).setValue("theirs", forKey: "name") }   // t1 conflicts
+        let code = f.mine.performAndWait { () -> Int? in
+            f.mine.delete(t1)
+            do {
+                try f.mine.save()
+                return nil
+            } catch {
+                return (error as NSError).code
+            }
+        }
+        #expect(code == NSValidationRelationshipDeniedDeleteError, "i still lists t1 here, and the store pairs them: t1's deny rule refuses")
+        #expect(f.file().row("Tag", f.key("t1")) != nil)
+        #expect(f.file().pairs == [TagPair(item: f.key("i"), tag: f.key("t1"))])
+    }
 }
