@@ -107,8 +107,17 @@ extension StressWriter {
     }
 
     /// A bucket deleted without conflict: every item the file has in it is one the save writes (nullified, or moved
-    /// elsewhere by the context).
+    /// elsewhere by the context), and no item the save writes still points at it (its delete rule reached them all).
     func checkDeletedBucketItems(_ changes: [ObjectChange], conflicts: Set<StressKey>, file: FileState) {
+        let deleted = changes.filter { $0.kind == .delete && $0.key.entity == "Bucket" && !conflicts.contains($0.key) }.map { StressValue.integer($0.key.primaryKey) }
+        // (An item in conflict may hold a stale to-one: resolution gives it the store's, and the deleted bucket's rule.)
+        for change in changes where change.kind != .delete && change.key.entity == "Item" && !conflicts.contains(change.key) {
+            for key in ["bucket", "queuedIn"] where change.current[key].map({ deleted.contains($0) }) == true {
+                let bucket = context.registeredObjects.first { $0.entity.name == "Bucket" && change.current[key] == $0.objectID.primaryKey.map(StressValue.integer) }
+                let item = context.registeredObjects.first { $0.entity.name == "Item" && $0.objectID.primaryKey == change.key.primaryKey }
+                fail("\(change.key) (\(change.kind), read v\(change.readVersion), file \(file.rows[change.key].map(\.description) ?? "no row")) still has \(key) → deleted Bucket \(change.current[key]!) (read \(change.committed[key].map(\.description) ?? "-")): the item \(item.map(Self.describeLists) ?? "-"); the bucket \(bucket.map(Self.describeLists) ?? "-"), file \(file.items(key, of: bucket?.objectID.primaryKey ?? -1))")
+            }
+        }
         let written = Set(changes.map(\.key))
         for change in changes where change.kind == .delete && change.key.entity == "Bucket" && !conflicts.contains(change.key) {
             for item in file.items("bucket", of: change.key.primaryKey) + file.items("queuedIn", of: change.key.primaryKey)
