@@ -1,4 +1,3 @@
-import Foundation
 extension MergeResolution {
     // MARK: To-manys of a conflicting object
 

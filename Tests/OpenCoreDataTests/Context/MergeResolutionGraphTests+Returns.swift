@@ -16,7 +16,7 @@ extension MergeResolutionGraphTests {
         let queue: [NSManagedObjectID] = try f.mine.performAndWait {
             f.mine.mergePolicy = NSMergeByPropertyStoreTrumpMergePolicy
             let x = f.object("x", in: f.mine)
-            let queue = try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject])
+            let queue = try Self.queue(x)
             x.mutableOrderedSetValue(forKey: "queue").exchangeObject(at: 2, withObjectAt: 3)
             queue[0].setValue("mine", forKey: "title")
             return queue.map(\.objectID)
@@ -37,7 +37,7 @@ extension MergeResolutionGraphTests {
         let queue: [NSManagedObjectID] = try f.mine.performAndWait {
             f.mine.mergePolicy = NSRollbackMergePolicy
             let x = f.object("x", in: f.mine)
-            let queue = try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject])
+            let queue = try Self.queue(x)
             x.mutableOrderedSetValue(forKey: "queue").exchangeObject(at: 1, withObjectAt: 2)
             NSEntityDescription.insertNewObject(forEntityName: "Item", into: f.mine).setValue(x, forKey: "bucket")
             return queue.map(\.objectID)
@@ -96,7 +96,7 @@ extension MergeResolutionGraphTests {
         let queue: [NSManagedObjectID] = try f.mine.performAndWait {
             f.mine.mergePolicy = NSRollbackMergePolicy
             let x = f.object("x", in: f.mine)
-            let queue = try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject])
+            let queue = try Self.queue(x)
             queue[1].setValue(f.object("y", in: f.mine), forKey: "queuedIn")   // b moves to y
             f.mine.delete(queue[2])                                            // c goes
             f.mine.processPendingChanges()                                     // (its delete rule takes it out of x)
@@ -159,7 +159,7 @@ extension MergeResolutionGraphTests {
         let (x, queue): (NSManagedObject, [NSManagedObjectID]) = try f.mine.performAndWait {
             f.mine.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
             let x = f.object("x", in: f.mine)
-            let queue = try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject]).map(\.objectID)
+            let queue = try Self.queue(x).map(\.objectID)
             f.object("j", in: f.mine).setValue(f.object("y", in: f.mine), forKey: "queuedIn")   // mine queues j in y
             return (x, queue)
         }
@@ -186,7 +186,7 @@ extension MergeResolutionGraphTests {
         let queue: [NSManagedObjectID] = try f.mine.performAndWait {
             f.mine.mergePolicy = NSRollbackMergePolicy
             let x = f.object("x", in: f.mine)
-            let queue = try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject])
+            let queue = try Self.queue(x)
             x.mutableOrderedSetValue(forKey: "queue").exchangeObject(at: 1, withObjectAt: 2)   // x: a, c, b
             f.mine.delete(queue[0])                                                          // a goes (not yet out of x)
             return queue.map(\.objectID)
@@ -214,7 +214,7 @@ extension MergeResolutionGraphTests {
             f.mine.delete(j)
             f.mine.processPendingChanges()
             let x = f.object("x", in: f.mine)
-            let queue = try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject])   // read now: b, j
+            let queue = try Self.queue(x)   // read now: b, j
             let n = NSEntityDescription.insertNewObject(forEntityName: "Item", into: f.mine)
             x.mutableOrderedSetValue(forKey: "queue").add(n)
             try f.mine.obtainPermanentIDs(for: [n])
@@ -322,7 +322,7 @@ extension MergeResolutionGraphTests {
         let (x, k, queue): (NSManagedObject, NSManagedObject, [NSManagedObjectID]) = try f.mine.performAndWait {
             f.mine.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
             let x = f.object("x", in: f.mine), k = f.object("i", in: f.mine)
-            let queue = try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject]).map(\.objectID)
+            let queue = try Self.queue(x).map(\.objectID)
             k.setValue("mine", forKey: "title")                                                  // i conflicts; its queue is the store's
             f.object("j", in: f.mine).setValue(f.object("y", in: f.mine), forKey: "queuedIn")   // j conflicts; mine's queue wins
             return (x, k, queue)

@@ -211,6 +211,11 @@ struct MergeResolutionGraphTests {
 
     // MARK: Found with the deletions and many-to-many edits in the stress suite
 
+    /// A bucket's queue as the context shows it, in order.
+    static func queue(_ bucket: NSManagedObject) throws -> [NSManagedObject] {
+        try #require((bucket.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject])
+    }
+
     static func realize(_ object: NSManagedObject, _ key: String) -> Int {
         (object.value(forKey: key) as? NSSet)?.count ?? (object.value(forKey: key) as? NSOrderedSet)?.count ?? -1
     }
@@ -370,7 +375,7 @@ struct MergeResolutionGraphTests {
         let queue: [NSManagedObjectID] = try f.mine.performAndWait {
             f.mine.mergePolicy = NSMergeByPropertyStoreTrumpMergePolicy
             let x = f.object("x", in: f.mine)
-            let queue = try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject])
+            let queue = try Self.queue(x)
             x.mutableOrderedSetValue(forKey: "queue").insert(f.object("j", in: f.mine), at: 1)
             queue[1].setValue("mine", forKey: "title")
             return queue.map(\.objectID)
@@ -419,7 +424,7 @@ struct MergeResolutionGraphTests {
         let (x, j, queue): (NSManagedObject, NSManagedObject, [NSManagedObjectID]) = try f.mine.performAndWait {
             f.mine.mergePolicy = NSOverwriteMergePolicy
             let x = f.object("x", in: f.mine), j = f.object("j", in: f.mine)
-            let queue = try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject]).map(\.objectID)
+            let queue = try Self.queue(x).map(\.objectID)
             #expect(j.value(forKey: "queuedIn") == nil)
             return (x, j, queue)
         }
@@ -447,8 +452,8 @@ struct MergeResolutionGraphTests {
         let (x, y, xQueue, yQueue): (NSManagedObject, NSManagedObject, [NSManagedObject], [NSManagedObject]) = try f.mine.performAndWait {
             f.mine.mergePolicy = NSMergeByPropertyStoreTrumpMergePolicy
             let x = f.object("x", in: f.mine), y = f.object("y", in: f.mine)
-            return (x, y, try #require((x.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject]),
-                    try #require((y.value(forKey: "queue") as? NSOrderedSet)?.array as? [NSManagedObject]))
+            return (x, y, try Self.queue(x),
+                    try Self.queue(y))
         }
         defer { withExtendedLifetime((x, y, xQueue, yQueue)) {} }
         try f.theirSave { theirs in
