@@ -1,6 +1,18 @@
 extension MergeResolution {
     // MARK: To-manys of a conflicting object
 
+    /// Whether this context put `object` into its to-one `index`'s destination through the destination's list, the
+    /// to-one already naming it (read before the list, which did not have it): the to-one shows no change, the list
+    /// does, and it is the context's change all the same.
+    static func queuedThroughOwnersList(_ object: NSManagedObject, toOne index: Int, in context: NSManagedObjectContext) -> Bool {
+        guard let inverse = object.layout.toOneRelationships[index].inverseRelationship, inverse.isToMany,
+              let ownerID = object.toOneID(at: index), let owner = context.registeredObject(for: ownerID),
+              case .toMany(let slot, _)? = owner.layout.slots[inverse.name], owner.dirtyToManySlots.contains(slot),
+              case .members(let members) = owner.toManyValues[slot], members.contains(object),
+              let read = owner.committedToMany[slot] else { return false }
+        return !read.contains(object.objectID)
+    }
+
     /// A many-to-many pair as one side names it: `owner`'s `relationship` lists `member`.
     struct PairKey: Hashable {
         let owner: NSManagedObjectID

@@ -33,7 +33,9 @@ enum MergeResolution {
         for conflict in conflicts where conflict.persistedRow != nil {
             let object = conflict.sourceObject
             guard !object._isFault, let committed = object.committedSnapshot else { continue }
-            let indices = object.toOneValues.indices.filter { object.toOneID(at: $0) != committed.toOne[$0] }
+            let indices = object.toOneValues.indices.filter {
+                object.toOneID(at: $0) != committed.toOne[$0] || queuedThroughOwnersList(object, toOne: $0, in: context)
+            }
             if !indices.isEmpty { changedToOnes[ObjectIdentifier(object)] = Set(indices) }
         }
         // The members each list had when the context read it, before rows deleted elsewhere leave the lists and

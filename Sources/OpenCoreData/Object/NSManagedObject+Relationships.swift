@@ -257,7 +257,12 @@ enum GraphMaintenance {
             return
         }
         let previous = destination.primitiveToOne(inverse)
-        guard previous !== source else { return }
+        guard previous !== source else {
+            // The destination already named the source (its row read before the source's list, or the other way
+            // round): the membership lives in the destination's row, so it is saved, and conflicts if it moved since.
+            if relationship.isToMany { destination._context?.noteUpdated(destination) }
+            return
+        }
         destination.primitiveSetToOne(inverse, to: source)
         // The destination pointed back at another object: that object no longer holds the destination.
         if let previous, previous !== destination {

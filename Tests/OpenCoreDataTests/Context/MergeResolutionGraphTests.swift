@@ -68,6 +68,39 @@ struct MergeResolutionGraphTests {
         #expect(error != nil, "w moved since mine read it: the error policy refuses the save")
     }
 
+    /// The other direction (stress seed 2048): mine read j queued in x, theirs moved j to y, mine then read x's queue
+    /// (empty) and queued j there. j's to-one already named x, but j's row carries the membership: it is saved, and
+    /// its version checked. Before, j was left out: the save wrote x's order key into j's row in y's queue, and mine's
+    /// x listed j while the store did not.
+    @Test(arguments: [StressPolicy.error, .objectTrump])
+    func aQueueAddSavesTheMemberEvenIfItsToOneAlreadyAgreed(_ policy: StressPolicy) throws {
+        let f = try Fixture { _, objects in objects["x"]!.mutableOrderedSetValue(forKey: "queue").add(objects["j"]!) }
+        let j = f.mine.performAndWait {
+            f.mine.mergePolicy = policy.policy
+            let j = f.object("j", in: f.mine)
+            #expect((j.value(forKey: "queuedIn") as? NSManagedObject)?.objectID == f.ids["x"])   // mine reads j: in x
+            return j
+        }
+        defer { withExtendedLifetime(j) {} }
+        try f.theirSave { $0.object(with: f.ids["y"]!).mutableOrderedSetValue(forKey: "queue").add($0.object(with: f.ids["j"]!)) }
+        let result: Result<Void, Error> = f.mine.performAndWait {
+            let x = f.object("x", in: f.mine)
+            #expect(Self.realize(x, "queue") == 0, "x's queue, read after theirs' save, is empty")
+            x.mutableOrderedSetValue(forKey: "queue").add(j)
+            #expect(f.mine.updatedObjects.contains(j), "j's row carries its place in x's queue")
+            return Result { try f.mine.save() }
+        }
+        if policy == .error {
+            #expect(throws: (any Error).self, "j moved since mine read it") { try result.get() }
+            #expect(f.file().queue(of: f.key("y")) == [f.key("j")], "nothing written")
+            #expect(f.file().queue(of: f.key("x")).isEmpty)
+        } else {
+            try result.get()
+            #expect(f.file().queue(of: f.key("x")) == [f.key("j")], "mine's queueing wins")
+            #expect(f.file().queue(of: f.key("y")).isEmpty)
+        }
+    }
+
     @Test func overwriteKeepsAPairAddedElsewhere() throws {
         let f = try Fixture { _, objects in objects["i"]!.mutableSetValue(forKey: "tags").add(objects["t1"]!) }
         f.mine.performAndWait {
