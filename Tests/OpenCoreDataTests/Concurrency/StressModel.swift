@@ -26,6 +26,8 @@ enum StressModel {
 
     /// The to-one keys among the tracked keys, with their destination entity.
     static let toOneKeys: [String: String] = ["bucket": "Bucket", "queuedIn": "Bucket"]
+    /// Each to-one of an item with the bucket's to-many on its other side.
+    static let toOneInverses: [String: String] = ["bucket": "items", "queuedIn": "queue"]
 
     static func make() -> NSManagedObjectModel {
         let item = entity("Item"), bucket = entity("Bucket"), tag = entity("Tag")

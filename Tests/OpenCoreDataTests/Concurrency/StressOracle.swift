@@ -39,6 +39,9 @@ struct ObjectChange {
     let membersDirty: Bool
     /// Every to-many of the object as the context has it before the save (for failure messages).
     let lists: String
+    /// The to-ones the context set by adding the object to its owner's list, read without it, while the to-one
+    /// already named that owner (read before the list): a change all the same, which the policies treat as one.
+    let toOnesSetThroughLists: Set<String>
 
     static let writtenToMany = ["Item": "tags", "Tag": "items", "Bucket": "queue"]
 
@@ -56,6 +59,14 @@ struct ObjectChange {
             let committed = object.committedToMany[slot].map { "\($0.compactMap(\.primaryKey))" } ?? "-"
             return "\(relationship.name) \(realized) read \(committed)\(object.dirtyToManySlots.contains(slot) ? " dirty" : "")"
         }.joined(separator: ", ")
+        toOnesSetThroughLists = kind != .update || entity != "Item" ? [] : Set(StressModel.toOneInverses.compactMap { key, inverse -> String? in
+            // The owner's list changed here and has the object, read without it (a list the context did not change
+            // may show the object only because its to-one, read earlier, still names the owner).
+            guard let owner = object.value(forKey: key) as? NSManagedObject, case .toMany(let slot, _)? = owner.layout.slots[inverse],
+                  owner.dirtyToManySlots.contains(slot), case .members(let members) = owner.toManyValues[slot], members.contains(object),
+                  let read = owner.committedToMany[slot], !read.contains(object.objectID) else { return nil }
+            return key
+        })
         guard let name = Self.writtenToMany[entity], case .toMany(let slot, _)? = object.layout.slots[name],
               case .members(let members) = object.toManyValues[slot]
         else {
@@ -231,13 +242,14 @@ struct SaveOracle {
         var values = StressRow()
         for (key, current) in change.current {
             let committed = change.committed[key], storedValue = stored[key]
+            let changedHere = current != committed || change.toOnesSetThroughLists.contains(key)
             // Overwrite writes every attribute; a to-one as object trump does (the context's where it changed it).
             let relationship = StressModel.toOneKeys[key] != nil
             switch policy {
-            case .overwrite where relationship: values[key] = current != committed ? current : storedValue
+            case .overwrite where relationship: values[key] = changedHere ? current : storedValue
             case .error, .overwrite: values[key] = current
             case .rollback: values[key] = storedValue
-            case .objectTrump: values[key] = current != committed ? current : storedValue
+            case .objectTrump: values[key] = changedHere ? current : storedValue
             case .storeTrump: values[key] = storedValue != committed ? storedValue : current
             }
         }
