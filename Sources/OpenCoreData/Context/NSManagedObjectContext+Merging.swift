@@ -62,7 +62,12 @@ extension NSManagedObjectContext {
         // An inserted object this context knows already (a child that read its parent's unsaved insertion) has the
         // values it read then: it is refreshed like an updated one.
         for objectID in updated.union(inserted.filter { registry[$0] != nil }) {
-            guard let object = registry[objectID], !object._isDeleted else { continue }
+            guard let object = registry[objectID] else { continue }
+            if object._isDeleted {
+                // The deletion stays pending, checked at the save against the version read before it.
+                if !object._isInserted { deletionsWithMergedRows.insert(objectID) }
+                continue
+            }
             if object._isFault {
                 continue
             }

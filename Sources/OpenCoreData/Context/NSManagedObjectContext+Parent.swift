@@ -137,6 +137,7 @@ extension NSManagedObjectContext {
         updatedSet.removeAll()
         deletedSet.removeAll()
         unpropagatedDeletes.removeAll()
+        deletionsWithMergedRows.removeAll()
         for object in inserted + updated { releaseIfUnchanged(object) }
         for object in inserted + updated + deleted { object.didSave() }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [

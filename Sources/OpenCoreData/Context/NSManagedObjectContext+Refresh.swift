@@ -21,7 +21,9 @@ extension NSManagedObjectContext {
             object._isDeleted = false
             object._isUpdated = false
             object.dirtyToManySlots = []
-            if let committed = object.committedSnapshot ?? cachedSnapshot(for: object.objectID) {
+            if deletionsWithMergedRows.contains(object.objectID) {
+                object.turnIntoFault()
+            } else if let committed = object.committedSnapshot ?? cachedSnapshot(for: object.objectID) {
                 // Transients have no committed values: those changed go back to what they were before the changes.
                 object.applyKeepingTransients(committed)
                 object.restoreTransientsBeforeChanges()
@@ -37,6 +39,7 @@ extension NSManagedObjectContext {
         updatedSet.removeAll()
         deletedSet.removeAll()
         unpropagatedDeletes.removeAll()
+        deletionsWithMergedRows.removeAll()
         faultedInsertions.removeAll()
         undoManager?.removeAllActions()
         postObjectsDidChange()
@@ -70,6 +73,7 @@ extension NSManagedObjectContext {
         updatedSet.removeAll()
         deletedSet.removeAll()
         unpropagatedDeletes.removeAll()
+        deletionsWithMergedRows.removeAll()
         faultedInsertions.removeAll()
         eventChanges = EventChanges()
         pendingChanges.removeAll()

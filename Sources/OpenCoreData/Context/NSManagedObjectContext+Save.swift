@@ -229,6 +229,7 @@ extension NSManagedObjectContext {
         updatedSet.removeAll()
         deletedSet.removeAll()
         unpropagatedDeletes.removeAll()
+        deletionsWithMergedRows.removeAll()
         // (Each array on its own: concatenating them copied 100,000 references per save.)
         for objects in [inserted, updated] { for object in objects { releaseIfUnchanged(object) } }
         for objects in [inserted, updated, deleted] { for object in objects { object.didSave() } }

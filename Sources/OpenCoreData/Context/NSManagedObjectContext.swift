@@ -66,6 +66,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Inserted objects `refresh(_:mergeChanges: false)` turned into faults, which a save resolves first
     /// (``fireFaultedInsertions()``).
     var faultedInsertions: [NSManagedObject] = []
+    /// Objects deleted here (unsaved) whose rows a merge brought newer values of: their committed values are older
+    /// than the store's, so `rollback()` makes them faults, which read the row again.
+    var deletionsWithMergedRows: Set<NSManagedObjectID> = []
 
     /// Objects changed during the current event, for `ObjectsDidChange`.
     @exclusivity(unchecked) var eventChanges = EventChanges()

@@ -101,6 +101,27 @@ struct MergeResolutionGraphTests {
         }
     }
 
+    /// Stress seed 5093 (a deletion denied, then given up): mine deleted t1, theirs renamed it, mine merged theirs'
+    /// save, then `rollback()` undid mine's deletion. t1 shows theirs' name: the merge is the newest read of its row.
+    /// Before, the merge skipped the deleted object and rollback put back the values mine had read before it.
+    @Test func rollingBackADeletionAfterAMergeShowsTheMergedRow() throws {
+        let f = try Fixture()
+        let t1 = f.mine.performAndWait {
+            let t1 = f.object("t1", in: f.mine)
+            #expect(t1.value(forKey: "name") == nil)
+            f.mine.delete(t1)
+            return t1
+        }
+        try f.theirSave { $0.object(with: f.ids["t1"]!).setValue("theirs", forKey: "name") }
+        NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSUpdatedObjectsKey: [f.ids["t1"]!]], into: [f.mine])
+        f.mine.performAndWait {
+            #expect(t1.isDeleted, "the merge leaves mine's deletion pending")
+            f.mine.rollback()
+            #expect(!t1.isDeleted)
+            #expect(t1.value(forKey: "name") as? String == "theirs")
+        }
+    }
+
     @Test func overwriteKeepsAPairAddedElsewhere() throws {
         let f = try Fixture { _, objects in objects["i"]!.mutableSetValue(forKey: "tags").add(objects["t1"]!) }
         f.mine.performAndWait {
