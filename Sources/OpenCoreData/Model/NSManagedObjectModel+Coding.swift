@@ -8,21 +8,27 @@ import Foundation
 enum ModelCodingKeys {
     static let compiledModel = "NSCompiledModelArchive"
     static let entityName = "NSEntityName"
+
+    /// The compiled archive of `model`; a model that cannot be archived is a programmer error, as at Apple, whose
+    /// keyed archiver raises for what it cannot encode.
+    static func compiledArchive(of model: NSManagedObjectModel) -> Data {
+        do {
+            return try CompiledModelWriter.archive(model)
+        } catch {
+            preconditionFailure("\(model.debugName) cannot be archived: \(error.localizedDescription)")
+        }
+    }
 }
 
 extension NSManagedObjectModel: NSCoding {
     /// Archives the model as its compiled-model archive. A model that cannot be compiled (a block predicate or
-    /// expression in it, which Apple cannot archive either) makes the coder fail with `NSCoderInvalidValueError`.
+    /// expression in it, which Apple's archiver refuses with an exception too) stops the program with the reason.
     ///
     /// ```swift
     /// let data = try NSKeyedArchiver.archivedData(withRootObject: model, requiringSecureCoding: false)
     /// ```
     public func encode(with coder: NSCoder) {
-        do {
-            coder.encode(try CompiledModelWriter.archive(self) as NSData, forKey: ModelCodingKeys.compiledModel)
-        } catch {
-            coder.failWithError(error)
-        }
+        coder.encode(ModelCodingKeys.compiledArchive(of: self) as NSData, forKey: ModelCodingKeys.compiledModel)
     }
 
     /// The model in a coder written by `encode(with:)`, or nil.
@@ -34,7 +40,9 @@ extension NSManagedObjectModel: NSCoding {
         do {
             return try CompiledModelReader.model(fromArchive: data)
         } catch {
-            coder.failWithError(error)
+            // Damaged data is bad input: reported to a coder that collects errors, never a stop (Linux Foundation's
+            // default policy stops the process on a reported error).
+            if coder.decodingFailurePolicy == .setErrorAndReturn { coder.failWithError(error) }
             return nil
         }
     }
@@ -42,7 +50,7 @@ extension NSManagedObjectModel: NSCoding {
 
 extension NSEntityDescription: NSCoding {
     /// Archives the entity: the compiled archive of its model (of a model holding a copy of it when it belongs to
-    /// none) and its name. An entity that cannot be compiled makes the coder fail with `NSCoderInvalidValueError`.
+    /// none) and its name. An entity that cannot be compiled stops the program with the reason, as for a model.
     ///
     /// ```swift
     /// let data = try NSKeyedArchiver.archivedData(withRootObject: entity, requiringSecureCoding: false)
@@ -55,12 +63,8 @@ extension NSEntityDescription: NSCoding {
             model = NSManagedObjectModel()
             model.entities = [copy() as! NSEntityDescription]
         }
-        do {
-            coder.encode(try CompiledModelWriter.archive(model) as NSData, forKey: ModelCodingKeys.compiledModel)
-            coder.encode(name.map { NSString(string: $0) }, forKey: ModelCodingKeys.entityName)
-        } catch {
-            coder.failWithError(error)
-        }
+        coder.encode(ModelCodingKeys.compiledArchive(of: model) as NSData, forKey: ModelCodingKeys.compiledModel)
+        coder.encode(name.map { NSString(string: $0) }, forKey: ModelCodingKeys.entityName)
     }
 
     /// The entity in a coder written by `encode(with:)`, or nil.

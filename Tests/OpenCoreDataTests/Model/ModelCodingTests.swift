@@ -56,13 +56,23 @@ private func unarchive<T>(_ data: Data, as type: T.Type) throws -> T? {
         #expect(decodedNote.name == "Note" && decodedNote.attributesByName["title"]?.attributeType == .stringAttributeType)
     }
 
-    @Test func anArchiveWithoutAModelDecodesToNil() throws {
+    @Test func anArchiveWithoutAModelOrWithADamagedOneDecodesToNil() throws {
         let data = try NSKeyedArchiver.archivedData(withRootObject: NSString(string: "not a model"), requiringSecureCoding: false)
         let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
         unarchiver.requiresSecureCoding = false
         #expect(NSManagedObjectModel(coder: unarchiver) == nil)
         #expect(NSEntityDescription(coder: unarchiver) == nil)
         #expect(NSManagedObjectContext(coder: unarchiver) == nil)
+
+        // Damaged model data under the model's key decodes to nil, without stopping the process.
+        let archiver = NSKeyedArchiver(requiringSecureCoding: false)
+        archiver.encode(Data("not a compiled model".utf8) as NSData, forKey: "NSCompiledModelArchive")
+        archiver.encode(NSString(string: "Mood"), forKey: "NSEntityName")
+        archiver.finishEncoding()
+        let damaged = try NSKeyedUnarchiver(forReadingFrom: archiver.encodedData)
+        damaged.requiresSecureCoding = false
+        #expect(NSManagedObjectModel(coder: damaged) == nil)
+        #expect(NSEntityDescription(coder: damaged) == nil)
     }
 
     @Test func aContextArchivesItsConfigurationNotItsObjects() throws {
