@@ -140,8 +140,10 @@ public protocol NSFetchedResultsControllerSnapshotDelegate: NSFetchedResultsCont
 }
 
 /// A delegate that receives each change set as a difference of object IDs, Apple's `controller(_:didChangeContentWith:)`
-/// with a `CollectionDifference<NSManagedObjectID>`. Used only when the controller has no `sectionNameKeyPath` and the
-/// delegate is not a ``NSFetchedResultsControllerSnapshotDelegate``; then no other change method is called.
+/// with a `CollectionDifference<NSManagedObjectID>`. Adopting it is optional: the method is a requirement of
+/// ``NSFetchedResultsControllerDelegate`` itself, and implementing it there is enough, as on iOS. Used only when the
+/// controller has no `sectionNameKeyPath` and the delegate is not a ``NSFetchedResultsControllerSnapshotDelegate``; then
+/// no other change method is called.
 ///
 /// For example:
 /// ```swift
