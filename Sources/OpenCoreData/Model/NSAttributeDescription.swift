@@ -103,6 +103,10 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
         return copy
     }
 
+    override func copyFields(into copy: NSPropertyDescription) {
+        if let copy = copy as? NSAttributeDescription { copyAttributeFields(into: copy) } else { super.copyFields(into: copy) }
+    }
+
     open override var description: String {
         "(NSAttributeDescription) name \(_name), isOptional \(_isOptional), isTransient \(_isTransient), "
             + "entity \(owningEntity?.name ?? "nil"), attributeType \(_attributeType.rawValue), "

@@ -108,14 +108,19 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
 
     open override func copy(with zone: NSZone? = nil) -> Any {
         let copy = NSRelationshipDescription()
-        copyBaseFields(into: copy)
+        copyFields(into: copy)
+        return copy
+    }
+
+    override func copyFields(into copy: NSPropertyDescription) {
+        super.copyFields(into: copy)
+        guard let copy = copy as? NSRelationshipDescription else { return }
         copy._destinationEntityName = destinationEntityName
         copy._inverseRelationshipName = inverseRelationshipName
         copy._maxCount = _maxCount
         copy._minCount = _minCount
         copy._deleteRule = _deleteRule
         copy._isOrdered = _isOrdered
-        return copy
     }
 
     open override var description: String {
