@@ -273,3 +273,14 @@ open class NSPersistentStoreDescription: NSObject, NSCopying, @unchecked Sendabl
         return "<\(Swift.type(of: self)): \(address)> (type: \(type), url: \(url?.absoluteString ?? "(null)"))"
     }
 }
+
+extension NSPersistentStoreDescription {
+    /// Creates a description of a store at `url`: Apple's Objective-C-derived spelling of `init(url:)`.
+    ///
+    /// ```swift
+    /// let description = NSPersistentStoreDescription(URL: storeURL)
+    /// ```
+    public convenience init(URL url: URL) {
+        self.init(url: url)
+    }
+}

@@ -32,20 +32,64 @@ extension NSManagedObjectContext {
     /// ```swift
     /// let inserted = note.userInfo?[NSManagedObjectContext.NotificationKey.insertedObjects.rawValue] as? Set<NSManagedObject>
     /// ```
-    public enum NotificationKey: String, Sendable, Hashable {
-        case sourceContext = "managedObjectContext"
-        case queryGeneration = "NSManagedObjectContextQueryGenerationKey"
-        case invalidatedAllObjects = "invalidatedAll"
-        case insertedObjects = "inserted"
-        case updatedObjects = "updated"
-        case deletedObjects = "deleted"
-        case refreshedObjects = "refreshed"
-        case invalidatedObjects = "invalidated"
-        case insertedObjectIDs = "inserted_objectIDs"
-        case updatedObjectIDs = "updated_objectIDs"
-        case deletedObjectIDs = "deleted_objectIDs"
-        case refreshedObjectIDs = "refreshed_objectIDs"
-        case invalidatedObjectIDs = "invalidated_objectIDs"
+    public enum NotificationKey: RawRepresentable, Sendable, Hashable {
+        // The raw values are written out (not a `String` raw type) so the RawRepresentable members are declared
+        // API, as Apple's are.
+        case sourceContext
+        case queryGeneration
+        case invalidatedAllObjects
+        case insertedObjects
+        case updatedObjects
+        case deletedObjects
+        case refreshedObjects
+        case invalidatedObjects
+        case insertedObjectIDs
+        case updatedObjectIDs
+        case deletedObjectIDs
+        case refreshedObjectIDs
+        case invalidatedObjectIDs
+
+        /// The key's raw value is the `userInfo` key string.
+        public typealias RawValue = String
+
+        /// The `userInfo` key string (`"inserted"`, `"managedObjectContext"`, …).
+        public var rawValue: String {
+            switch self {
+            case .sourceContext: "managedObjectContext"
+            case .queryGeneration: "NSManagedObjectContextQueryGenerationKey"
+            case .invalidatedAllObjects: "invalidatedAll"
+            case .insertedObjects: "inserted"
+            case .updatedObjects: "updated"
+            case .deletedObjects: "deleted"
+            case .refreshedObjects: "refreshed"
+            case .invalidatedObjects: "invalidated"
+            case .insertedObjectIDs: "inserted_objectIDs"
+            case .updatedObjectIDs: "updated_objectIDs"
+            case .deletedObjectIDs: "deleted_objectIDs"
+            case .refreshedObjectIDs: "refreshed_objectIDs"
+            case .invalidatedObjectIDs: "invalidated_objectIDs"
+            }
+        }
+
+        /// The key whose `userInfo` key string is `rawValue`, or nil for any other string.
+        public init?(rawValue: String) {
+            switch rawValue {
+            case "managedObjectContext": self = .sourceContext
+            case "NSManagedObjectContextQueryGenerationKey": self = .queryGeneration
+            case "invalidatedAll": self = .invalidatedAllObjects
+            case "inserted": self = .insertedObjects
+            case "updated": self = .updatedObjects
+            case "deleted": self = .deletedObjects
+            case "refreshed": self = .refreshedObjects
+            case "invalidated": self = .invalidatedObjects
+            case "inserted_objectIDs": self = .insertedObjectIDs
+            case "updated_objectIDs": self = .updatedObjectIDs
+            case "deleted_objectIDs": self = .deletedObjectIDs
+            case "refreshed_objectIDs": self = .refreshedObjectIDs
+            case "invalidated_objectIDs": self = .invalidatedObjectIDs
+            default: return nil
+            }
+        }
     }
 }
 

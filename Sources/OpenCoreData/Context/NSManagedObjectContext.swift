@@ -153,6 +153,18 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         self.init(concurrencyType: .confinementConcurrencyType)
     }
 
+    /// Decodes a context archived with `encode(with:)`: a new, empty context of the archived concurrency type with
+    /// the archived settings, attached to no coordinator (NSManagedObjectContext+Coding.swift, DEVIATIONS.md).
+    ///
+    /// ```swift
+    /// let context = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSManagedObjectContext.self, from: data)
+    /// ```
+    public required convenience init?(coder: NSCoder) {
+        guard let settings = ArchivedContextSettings(coder: coder) else { return nil }
+        self.init(concurrencyType: settings.concurrencyType)
+        settings.apply(to: self)
+    }
+
     /// Creates a context in the iOS 15+ spelling (`.mainQueue`, `.privateQueue`).
     public convenience init(_ type: ConcurrencyType) {
         self.init(concurrencyType: type.rawValue)
@@ -160,6 +172,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The iOS 15+ spelling of the concurrency type.
     public struct ConcurrencyType: RawRepresentable, Hashable, Sendable {
+        /// The Objective-C concurrency type this Swift type wraps.
+        public typealias RawValue = NSManagedObjectContextConcurrencyType
         public var rawValue: NSManagedObjectContextConcurrencyType
         public init(rawValue: NSManagedObjectContextConcurrencyType) { self.rawValue = rawValue }
         public static let mainQueue = ConcurrencyType(rawValue: .mainQueueConcurrencyType)
@@ -365,6 +379,28 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         case immediate
         /// Always enqueue it behind the work already scheduled.
         case enqueued
+
+        // Equatable and Hashable are written out so they are declared API, as Apple's are.
+
+        /// Whether `a` and `b` are the same scheduling.
+        public static func == (a: ScheduledTaskType, b: ScheduledTaskType) -> Bool {
+            switch (a, b) {
+            case (.immediate, .immediate), (.enqueued, .enqueued): true
+            default: false
+            }
+        }
+
+        /// Feeds the scheduling into `hasher`.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(self == .immediate ? 0 : 1)
+        }
+
+        /// The scheduling's hash value.
+        public var hashValue: Int {
+            var hasher = Hasher()
+            hash(into: &hasher)
+            return hasher.finalize()
+        }
     }
 
     /// Runs `block` on the context's queue and returns its result (Swift concurrency).

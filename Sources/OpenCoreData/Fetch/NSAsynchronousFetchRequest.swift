@@ -107,3 +107,12 @@ extension NSFetchRequest {
         return result
     }
 }
+
+/// The completion block of an `NSAsynchronousFetchRequest<NSFetchRequestResult>`, as Apple names its type.
+///
+/// For example:
+/// ```swift
+/// let completion: NSPersistentStoreAsynchronousFetchResultCompletionBlock = { result in print(result.finalResult?.count ?? 0) }
+/// let request = NSAsynchronousFetchRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Mood"), completionBlock: completion)
+/// ```
+public typealias NSPersistentStoreAsynchronousFetchResultCompletionBlock = (NSAsynchronousFetchResult<any NSFetchRequestResult>) -> Void

@@ -58,6 +58,15 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest {
     open var returnsObjectsAsFaults = true
     /// What the request returns.
     open var resultType: NSFetchRequestResultType = .managedObjectResultType
+    /// The stores the fetch searches (all of the coordinator's stores that hold the entity when nil).
+    ///
+    /// ```swift
+    /// request.affectedStores = [archiveStore]   // only the archive is searched
+    /// ```
+    open override var affectedStores: [NSPersistentStore]? {
+        get { super.affectedStores }
+        set { super.affectedStores = newValue }
+    }
     /// The properties to fetch (names or descriptions), for dictionary results and partial faults.
     open var propertiesToFetch: [Any]?
     /// The properties to group by, for dictionary results.

@@ -28,6 +28,9 @@ open class NSFetchRequestExpression: NSExpression, @unchecked Sendable {
                                    name: FetchInvocation.selector, arguments: []))
     }
 
+    /// `NSFetchRequestExpressionType`.
+    open override var expressionType: ExpressionType { .fetchRequest }
+
     /// An expression that runs `fetch` (an expression whose value is an `NSFetchRequest`) in `context` (an
     /// expression whose value is an `NSManagedObjectContext`).
     open class func expression(forFetch fetch: NSExpression, context: NSExpression, countOnly countFlag: Bool) -> NSExpression {
@@ -55,3 +58,11 @@ struct FetchInvocation: PredicateFunctionTarget, @unchecked Sendable {
         return countOnly ? results.count : results
     }
 }
+
+/// The expression type of an `NSFetchRequestExpression` (raw value 50, as Apple's).
+///
+/// For example:
+/// ```swift
+/// if expression.expressionType == NSFetchRequestExpressionType { /* a fetch inside a predicate */ }
+/// ```
+public let NSFetchRequestExpressionType: NSExpression.ExpressionType = .fetchRequest

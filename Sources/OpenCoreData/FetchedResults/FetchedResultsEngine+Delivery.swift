@@ -17,15 +17,36 @@ extension FetchedResultsEngine {
         if let delegate, let view = owner?.erasedController {
             if let snapshotDelegate = delegate as? NSFetchedResultsControllerSnapshotDelegate {
                 snapshotDelegate.controller(view, didChangeContentWith: new.snapshot(reloading: changes.changedObjects))
-            } else if sectionNameKeyPath == nil, let differenceDelegate = delegate as? NSFetchedResultsControllerDifferenceDelegate {
+            } else if sectionNameKeyPath == nil, mayImplementDifferenceForm(delegate) {
                 let difference = Self.difference(changes, from: old, previousIDs: previousIDs, to: new)
                 deliveredIDs = new.objects.map(\.objectID)
-                differenceDelegate.controller(view, didChangeContentWith: difference)
+                if !offerDifference(difference, to: delegate, view: view) {
+                    deliveredIDs = nil
+                    deliverChangeByChange(changes, from: old, to: new, to: delegate, view: view)
+                }
             } else {
                 deliverChangeByChange(changes, from: old, to: new, to: delegate, view: view)
             }
         }
         if streams.hasSubscribers { streams.yield(new.snapshot(reloading: changes.changedObjects)) }
+    }
+
+    /// Whether `delegate` may implement the difference form: yes until a call reached the protocol's default (then
+    /// no, for as long as it stays the delegate).
+    private func mayImplementDifferenceForm(_ delegate: any NSFetchedResultsControllerDelegate) -> Bool {
+        guard let known = differenceFormSupport, known.delegate == ObjectIdentifier(delegate) else { return true }
+        return known.implemented
+    }
+
+    /// Calls the difference form; false when the delegate does not implement it (the protocol's default ran).
+    private func offerDifference(_ difference: CollectionDifference<NSManagedObjectID>, to delegate: any NSFetchedResultsControllerDelegate,
+                                 view: NSFetchedResultsController<NSFetchRequestResult>) -> Bool {
+        differenceFormIsDefault = false
+        delegate.controller(view, didChangeContentWith: difference)
+        let implemented = !differenceFormIsDefault
+        differenceFormIsDefault = false
+        differenceFormSupport = (ObjectIdentifier(delegate), implemented)
+        return implemented
     }
 
     private func deliverChangeByChange(_ changes: FetchedResultsChanges, from old: FetchedResultsState, to new: FetchedResultsState,
@@ -60,11 +81,11 @@ extension FetchedResultsEngine {
         if let delegate, let view = owner?.erasedController {
             if let snapshotDelegate = delegate as? NSFetchedResultsControllerSnapshotDelegate {
                 snapshotDelegate.controller(view, didChangeContentWith: state.snapshot())
-            } else if sectionNameKeyPath == nil, let differenceDelegate = delegate as? NSFetchedResultsControllerDifferenceDelegate {
+            } else if sectionNameKeyPath == nil, mayImplementDifferenceForm(delegate) {
                 let ids = state.objects.map(\.objectID)
                 let difference = ids.difference(from: deliveredIDs ?? []).inferringMoves()
                 deliveredIDs = ids
-                differenceDelegate.controller(view, didChangeContentWith: difference)
+                if !offerDifference(difference, to: delegate, view: view) { deliveredIDs = nil }
             }
         }
         if streams.hasSubscribers { streams.yield(state.snapshot()) }

@@ -15,7 +15,7 @@ final class FetchedResultsEngine {
     weak var owner: (any FetchedResultsOwner)?
 
     weak var delegate: (any NSFetchedResultsControllerDelegate)? {
-        didSet { delegateDidChange() }
+        didSet { differenceFormSupport = nil; delegateDidChange() }
     }
 
     /// Extension: also re-evaluate objects when related objects their key paths read change.
@@ -41,6 +41,10 @@ final class FetchedResultsEngine {
     var deferredWork: [() -> Void] = []
     /// The object IDs as last delivered to a difference delegate, in order (they change when objects are saved).
     var deliveredIDs: [NSManagedObjectID]?
+    /// Set by the delegate protocol's default difference method: the delegate does not implement the difference form.
+    var differenceFormIsDefault = false
+    /// Whether the delegate (by identity) implements the difference form, once a call has shown it.
+    var differenceFormSupport: (delegate: ObjectIdentifier, implemented: Bool)?
     /// The cache configuration of this controller's last fetch (to detect an illegally mutated request).
     private var usedCacheConfiguration: FetchedResultsCache.Configuration?
     var cacheWriteScheduled = false

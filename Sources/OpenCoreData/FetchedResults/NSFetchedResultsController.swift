@@ -19,7 +19,7 @@
 ///
 /// Differences from Apple's (see `DEVIATIONS.md`): the result type is unconstrained; delegates receive the controller as
 /// `NSFetchedResultsController<NSFetchRequestResult>`, a view that shares this controller's results (`==` to it, not
-/// `===`); the snapshot and difference forms of the delegate are separate protocols.
+/// `===`); the snapshot form of the delegate is a separate protocol.
 open class NSFetchedResultsController<ResultType>: NSObject {
     let engine: FetchedResultsEngine
     private let typedRequest: NSFetchRequest<ResultType>

@@ -3,9 +3,11 @@
 ///
 /// Apple's methods are `optional` Objective-C requirements and the controller asks which ones the delegate implements.
 /// Swift on Linux has neither, so every method here has a default implementation (doing nothing, or for
-/// `controller(_:sectionIndexTitleForSectionName:)` asking the controller), and the two whole-content forms are separate
-/// protocols: adopt ``NSFetchedResultsControllerSnapshotDelegate`` or ``NSFetchedResultsControllerDifferenceDelegate``
-/// for them (then, as with Apple's, no other change method is called).
+/// `controller(_:sectionIndexTitleForSectionName:)` asking the controller; the default of the difference form,
+/// `controller(_:didChangeContentWith:)` with a `CollectionDifference<NSManagedObjectID>`, tells the controller it is
+/// not implemented). Implement the difference form (controllers without `sectionNameKeyPath`) or adopt
+/// ``NSFetchedResultsControllerSnapshotDelegate`` for the whole-content forms; then, as with Apple's, no other change
+/// method is called.
 ///
 /// Per change, the controller calls `controllerWillChangeContent`, then every section change, then every object change,
 /// then `controllerDidChangeContent`. Index paths follow UIKit's batch-update rules: deletes, moves and updates give the
@@ -40,6 +42,12 @@ public protocol NSFetchedResultsControllerDelegate: AnyObject {
     /// The section index title for a section name. By default the controller's
     /// ``NSFetchedResultsController/sectionIndexTitle(forSectionName:)`` (the capitalized first letter).
     func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, sectionIndexTitleForSectionName sectionName: String) -> String?
+
+    /// The results changed; applying `diff` to the previous object IDs gives the new ones (after `performFetch()`,
+    /// the difference from nothing). Apple's difference form: when the delegate implements it and the controller has
+    /// no `sectionNameKeyPath`, it is called instead of the change-by-change methods.
+    func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>,
+                    didChangeContentWith diff: CollectionDifference<NSManagedObjectID>)
 }
 
 extension NSFetchedResultsControllerDelegate {
@@ -93,6 +101,22 @@ extension NSFetchedResultsControllerDelegate {
     public func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, sectionIndexTitleForSectionName sectionName: String) -> String? {
         controller.sectionIndexTitle(forSectionName: sectionName)
     }
+
+    /// Not implemented by default: the controller then reports change by change, as Apple's does for a delegate
+    /// that does not implement the difference form (Swift has no `respondsToSelector:`, so this default tells the
+    /// controller so when it is called).
+    ///
+    /// For example:
+    /// ```swift
+    /// func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>,
+    ///                 didChangeContentWith diff: CollectionDifference<NSManagedObjectID>) {
+    ///     ids = ids.applying(diff)!
+    /// }
+    /// ```
+    public func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>,
+                           didChangeContentWith diff: CollectionDifference<NSManagedObjectID>) {
+        controller.engine.differenceFormIsDefault = true
+    }
 }
 
 /// A delegate that receives the whole content as a snapshot of section names and object IDs after each change set (and
@@ -116,8 +140,10 @@ public protocol NSFetchedResultsControllerSnapshotDelegate: NSFetchedResultsCont
 }
 
 /// A delegate that receives each change set as a difference of object IDs, Apple's `controller(_:didChangeContentWith:)`
-/// with a `CollectionDifference<NSManagedObjectID>`. Used only when the controller has no `sectionNameKeyPath` and the
-/// delegate is not a ``NSFetchedResultsControllerSnapshotDelegate``; then no other change method is called.
+/// with a `CollectionDifference<NSManagedObjectID>`. Adopting it is optional: the method is a requirement of
+/// ``NSFetchedResultsControllerDelegate`` itself, and implementing it there is enough, as on iOS. Used only when the
+/// controller has no `sectionNameKeyPath` and the delegate is not a ``NSFetchedResultsControllerSnapshotDelegate``; then
+/// no other change method is called.
 ///
 /// For example:
 /// ```swift

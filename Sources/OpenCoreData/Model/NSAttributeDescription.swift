@@ -23,6 +23,15 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
 
     override var kindName: String { "attribute" }
 
+    /// The attribute's version hash, the SHA-256 digest Apple's Core Data computes over what makes its stored form
+    /// incompatible between model versions (name, optional/transient/read-only flags, `versionHashModifier`, attribute type, external storage,
+    /// history preservation (and a composite's elements)); the entity's `versionHash` includes it.
+    ///
+    /// ```swift
+    /// let hash = model.entitiesByName["Mood"]!.attributesByName["rating"]!.versionHash   // 32 bytes
+    /// ```
+    public override var versionHash: Data { super.versionHash }
+
     /// The attribute's type. Setting it also sets `attributeValueClassName` to the type's class (`NSString`,
     /// `NSNumber`, `NSDate`, …), as Apple's does.
     public var attributeType: NSAttributeType {
@@ -92,6 +101,10 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
         let copy = NSAttributeDescription()
         copyAttributeFields(into: copy)
         return copy
+    }
+
+    override func copyFields(into copy: NSPropertyDescription) {
+        if let copy = copy as? NSAttributeDescription { copyAttributeFields(into: copy) } else { super.copyFields(into: copy) }
     }
 
     open override var description: String {

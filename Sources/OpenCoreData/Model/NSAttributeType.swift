@@ -59,6 +59,8 @@ extension NSAttributeDescription {
     /// date.type = .date
     /// ```
     public struct AttributeType: RawRepresentable, Hashable, Sendable {
+        /// The Objective-C attribute type this Swift type wraps.
+        public typealias RawValue = NSAttributeType
         public var rawValue: NSAttributeType
         public init(rawValue: NSAttributeType) { self.rawValue = rawValue }
 

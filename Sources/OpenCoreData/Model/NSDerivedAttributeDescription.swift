@@ -26,9 +26,13 @@ open class NSDerivedAttributeDescription: NSAttributeDescription, @unchecked Sen
 
     open override func copy(with zone: NSZone? = nil) -> Any {
         let copy = NSDerivedAttributeDescription()
-        copyAttributeFields(into: copy)
-        copy._derivationExpressionFormat = _derivationExpressionFormat
+        copyFields(into: copy)
         return copy
+    }
+
+    override func copyFields(into copy: NSPropertyDescription) {
+        super.copyFields(into: copy)
+        (copy as? NSDerivedAttributeDescription)?._derivationExpressionFormat = _derivationExpressionFormat
     }
 }
 
@@ -58,9 +62,13 @@ open class NSCompositeAttributeDescription: NSAttributeDescription, @unchecked S
 
     open override func copy(with zone: NSZone? = nil) -> Any {
         let copy = NSCompositeAttributeDescription()
-        copyAttributeFields(into: copy)
-        copy._elements = _elements.map { $0.copy() as! NSAttributeDescription }
+        copyFields(into: copy)
         return copy
+    }
+
+    override func copyFields(into copy: NSPropertyDescription) {
+        super.copyFields(into: copy)
+        (copy as? NSCompositeAttributeDescription)?._elements = _elements.map { $0.copy() as! NSAttributeDescription }
     }
 }
 

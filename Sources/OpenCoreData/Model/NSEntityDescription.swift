@@ -219,6 +219,24 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// super- or sub-entities (the model's copy re-links those by name).
     open func copy(with zone: NSZone? = nil) -> Any {
         let copy = NSEntityDescription()
+        copyFields(into: copy)
+        return copy
+    }
+
+    /// Decodes an entity archived with `encode(with:)`: like `copy()`, an entity with its own properties, attached
+    /// to no model; nil when the coder holds none (NSEntityDescription+Coding.swift).
+    ///
+    /// ```swift
+    /// let entity = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSEntityDescription.self, from: data)
+    /// ```
+    public required convenience init?(coder: NSCoder) {
+        guard let decoded = NSEntityDescription.decodedEntity(from: coder) else { return nil }
+        self.init()
+        decoded.copyFields(into: self)
+    }
+
+    /// Copies the entity's own fields and properties (not its model, super- or sub-entities) into `copy`.
+    func copyFields(into copy: NSEntityDescription) {
         copy._name = _name
         copy._managedObjectClassName = _managedObjectClassName
         copy._isAbstract = _isAbstract
@@ -231,7 +249,6 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         copy._compoundIndexes = _compoundIndexes.map { index in
             index.map { ($0 as? NSPropertyDescription)?._name ?? "\($0)" }
         }
-        return copy
     }
 
     open override var description: String {

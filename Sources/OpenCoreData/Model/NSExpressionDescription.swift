@@ -25,9 +25,14 @@ open class NSExpressionDescription: NSPropertyDescription, @unchecked Sendable {
 
     open override func copy(with zone: NSZone? = nil) -> Any {
         let copy = NSExpressionDescription()
-        copyBaseFields(into: copy)
+        copyFields(into: copy)
+        return copy
+    }
+
+    override func copyFields(into copy: NSPropertyDescription) {
+        super.copyFields(into: copy)
+        guard let copy = copy as? NSExpressionDescription else { return }
         copy.expression = expression
         copy.expressionResultType = expressionResultType
-        return copy
     }
 }

@@ -66,6 +66,20 @@ open class NSFetchIndexDescription: NSObject, NSCopying, @unchecked Sendable {
         copy._partialIndexPredicateFormat = _partialIndexPredicateFormat
         return copy
     }
+
+    /// Decodes an index archived with `encode(with:)`: its name, elements and partial-index predicate, attached to
+    /// no entity; nil when the coder holds none (NSFetchIndexDescription+Coding.swift).
+    ///
+    /// ```swift
+    /// let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
+    /// unarchiver.requiresSecureCoding = false
+    /// let index = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as? NSFetchIndexDescription
+    /// ```
+    public required convenience init?(coder: NSCoder) {
+        guard let archived = ArchivedFetchIndex(coder: coder) else { return nil }
+        self.init(name: archived.name, elements: archived.elements)
+        _partialIndexPredicateFormat = archived.partialIndexPredicateFormat
+    }
 }
 
 /// One property of a fetch index, with its collation and order.
@@ -130,5 +144,20 @@ open class NSFetchIndexElementDescription: NSObject, NSCopying, @unchecked Senda
         let copy = NSFetchIndexElementDescription(propertyName: propertyName ?? "", collationType: _collationType)
         copy._isAscending = _isAscending
         return copy
+    }
+
+    /// Decodes an element archived with `encode(with:)`: its property's name, collation type and order, attached
+    /// to no index (its `property` resolves by name once its index belongs to an entity); nil when the coder holds
+    /// none (NSFetchIndexDescription+Coding.swift).
+    ///
+    /// ```swift
+    /// let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
+    /// unarchiver.requiresSecureCoding = false
+    /// let element = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as? NSFetchIndexElementDescription
+    /// ```
+    public required convenience init?(coder: NSCoder) {
+        guard let archived = ArchivedFetchIndexElement(coder: coder) else { return nil }
+        self.init(propertyName: archived.propertyName, collationType: archived.collationType)
+        _isAscending = archived.isAscending
     }
 }

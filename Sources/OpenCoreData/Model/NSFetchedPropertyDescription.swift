@@ -45,10 +45,15 @@ open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Senda
 
     open override func copy(with zone: NSZone? = nil) -> Any {
         let copy = NSFetchedPropertyDescription()
-        copyBaseFields(into: copy)
+        copyFields(into: copy)
+        return copy
+    }
+
+    override func copyFields(into copy: NSPropertyDescription) {
+        super.copyFields(into: copy)
+        guard let copy = copy as? NSFetchedPropertyDescription else { return }
         copy._fetchRequestEntityName = _fetchRequestEntityName
         copy._fetchRequestPredicateFormat = _fetchRequestPredicateFormat
         copy._fetchRequestSortDescriptors = _fetchRequestSortDescriptors
-        return copy
     }
 }

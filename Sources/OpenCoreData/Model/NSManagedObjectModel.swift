@@ -160,12 +160,29 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         guard let copy = NSManagedObjectModel(mergingCopiesOf: [self]) else {
             preconditionFailure("\(debugName) has entities with duplicate names and cannot be copied.")
         }
-        copy._configurations = _configurations
-        copy._fetchRequestTemplates = _fetchRequestTemplates
-        copy._localizationDictionary = _localizationDictionary
-        copy._versionIdentifiers = _versionIdentifiers
-        copy.sourceURL = sourceURL
+        copy.adoptModelFields(of: self)
         return copy
+    }
+
+    /// Takes `other`'s configurations, fetch request templates, localization, version identifiers and source URL.
+    func adoptModelFields(of other: NSManagedObjectModel) {
+        _configurations = other._configurations
+        _fetchRequestTemplates = other._fetchRequestTemplates
+        _localizationDictionary = other._localizationDictionary
+        _versionIdentifiers = other._versionIdentifiers
+        sourceURL = other.sourceURL
+    }
+
+    /// Decodes a model archived with `encode(with:)` (a compiled-model archive, the contents of a `.mom` file);
+    /// nil when the coder holds none or it is damaged (NSManagedObjectModel+Coding.swift).
+    ///
+    /// ```swift
+    /// let model = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSManagedObjectModel.self, from: data)
+    /// ```
+    public required convenience init?(coder: NSCoder) {
+        guard let decoded = NSManagedObjectModel.decodedModel(from: coder) else { return nil }
+        self.init(mergingCopiesOf: [decoded])
+        adoptModelFields(of: decoded)
     }
 
     /// Creates a model that contains copies of the entities of `models`; `nil` if two models have an entity

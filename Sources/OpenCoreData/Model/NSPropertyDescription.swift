@@ -137,8 +137,28 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
     /// A copy of the property, not attached to any entity.
     open func copy(with zone: NSZone? = nil) -> Any {
         let copy = NSPropertyDescription()
-        copyBaseFields(into: copy)
+        copyFields(into: copy)
         return copy
+    }
+
+    /// Copies every field of the property, its kind's included, into `copy` (a property of the same class).
+    func copyFields(into copy: NSPropertyDescription) {
+        copyBaseFields(into: copy)
+    }
+
+    /// Decodes a property archived with `encode(with:)`: like `copy()`, a property attached to no entity; nil when
+    /// the coder holds none, or one of another class (NSPropertyDescription+Coding.swift).
+    ///
+    /// ```swift
+    /// let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
+    /// unarchiver.requiresSecureCoding = false
+    /// let attribute = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as? NSAttributeDescription
+    /// ```
+    public required convenience init?(coder: NSCoder) {
+        guard let decoded = NSPropertyDescription.decodedProperty(from: coder) else { return nil }
+        self.init()
+        guard Swift.type(of: decoded) == Swift.type(of: self) else { return nil }
+        decoded.copyFields(into: self)
     }
 
     open override var description: String {

@@ -40,6 +40,15 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
 
     override var kindName: String { "relationship" }
 
+    /// The relationship's version hash, the SHA-256 digest Apple's Core Data computes over what makes its stored form
+    /// incompatible between model versions (name, optional/transient/read-only flags, `versionHashModifier`, destination entity name,
+    /// inverse name, count bounds and ordering); the entity's `versionHash` includes it.
+    ///
+    /// ```swift
+    /// let hash = model.entitiesByName["Mood"]!.relationshipsByName["country"]!.versionHash   // 32 bytes
+    /// ```
+    public override var versionHash: Data { super.versionHash }
+
     /// The entity at the other end of the relationship.
     public var destinationEntity: NSEntityDescription? {
         get { _destinationEntity ?? owningModel.flatMap { model in _destinationEntityName.flatMap { model.entity(named: $0) } } }
@@ -99,14 +108,19 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
 
     open override func copy(with zone: NSZone? = nil) -> Any {
         let copy = NSRelationshipDescription()
-        copyBaseFields(into: copy)
+        copyFields(into: copy)
+        return copy
+    }
+
+    override func copyFields(into copy: NSPropertyDescription) {
+        super.copyFields(into: copy)
+        guard let copy = copy as? NSRelationshipDescription else { return }
         copy._destinationEntityName = destinationEntityName
         copy._inverseRelationshipName = inverseRelationshipName
         copy._maxCount = _maxCount
         copy._minCount = _minCount
         copy._deleteRule = _deleteRule
         copy._isOrdered = _isOrdered
-        return copy
     }
 
     open override var description: String {

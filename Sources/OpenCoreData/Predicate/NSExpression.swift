@@ -39,6 +39,9 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable { // Immutable
         case block = 19
         /// `TERNARY(predicate, a, b)`.
         case conditional = 20
+        /// A fetch request expression (`NSFetchRequestExpression`); Apple declares this case only as the constant
+        /// `NSFetchRequestExpressionType`, with the raw value 50.
+        case fetchRequest = 50
     }
 
     /// The signature of a block expression: the evaluated object, the evaluated arguments and the context.

@@ -137,6 +137,16 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// Loads the store's metadata; subclasses override it (the default does nothing).
     open func loadMetadata() throws {}
 
+    /// The migration manager class for stores of this class: `NSMigrationManager`, as at Apple. (OpenCoreData's own
+    /// stores migrate with `NSMigrationManager`; the SQLite store is not subclassable, so no override changes it.)
+    ///
+    /// ```swift
+    /// let managerClass = NSPersistentStore.migrationManagerClass() as? NSMigrationManager.Type
+    /// ```
+    open class func migrationManagerClass() -> AnyClass {
+        NSMigrationManager.self
+    }
+
     /// Called after the store was added to `coordinator`.
     open func didAdd(to coordinator: NSPersistentStoreCoordinator) {}
 
@@ -206,6 +216,8 @@ extension NSPersistentStore {
     /// try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
     /// ```
     public struct StoreType: RawRepresentable, Hashable, Sendable {
+        /// A store type is its type string (`NSSQLiteStoreType`, …).
+        public typealias RawValue = String
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
         public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)

@@ -36,6 +36,20 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
         return store.metadata ?? [:]
     }
 
+    /// Loads the store's metadata: the coordinator calls it when the store is added (and
+    /// `metadataForPersistentStore(with:)` when metadata is asked for without adding). An override must set
+    /// `metadata` with at least `NSStoreTypeKey` and `NSStoreUUIDKey`, or throw; adding a store whose metadata lacks
+    /// them throws `NSPersistentStoreOperationError`. The default sets nothing.
+    ///
+    /// ```swift
+    /// override func loadMetadata() throws {
+    ///     metadata = [NSStoreTypeKey: type, NSStoreUUIDKey: try readStoreUUID()]
+    /// }
+    /// ```
+    open override func loadMetadata() throws {
+        try super.loadMetadata()
+    }
+
     /// Runs a fetch (`NSFetchRequest`, returning an array of objects, object IDs, dictionaries or one count
     /// `NSNumber`, as its `resultType` asks) or a save (`NSSaveChangesRequest`, returning an empty array).
     /// The default throws: a store must override it.
