@@ -240,6 +240,8 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
         try checkTables(existing: columnsByTable)
         super.metadata = metadata
         metadataNeedsWriting = false
+        // Work a deferred lightweight migration left is done when the store is added without the option.
+        if hasPendingDeferredMigrationWork && !defersLightweightMigrationCleanup && !isReadOnly { try finishDeferredMigration() }
     }
 
     /// An identifier quoted for SQL.
