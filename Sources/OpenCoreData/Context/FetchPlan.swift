@@ -112,18 +112,41 @@ struct FetchPlan {
             reusableRows: context.readRowCache(coordinator))
         var rows: FetchedRows?
         for store in stores() {
-            let result = try coordinator.withLock(for: context) { try store.fetch(request) }
+            let result = try fetch(request, from: store)
             guard var combined = rows else {
                 // One store: its arrays as they are.
-                rows = FetchedRows(objectIDs: result.objectIDs, snapshots: result.snapshots, recorded: store.recordsFetchedRows)
+                rows = FetchedRows(objectIDs: result.objectIDs, snapshots: result.snapshots, recorded: store.recordsFetchedRows,
+                                   notInRowCache: result.rowsNotInRowCache)
                 continue
             }
             combined.recorded = combined.recorded && store.recordsFetchedRows
+            combined.notInRowCache = combined.notInRowCache || result.rowsNotInRowCache
             combined.objectIDs += result.objectIDs
             if let snapshots = result.snapshots, combined.snapshots != nil { combined.snapshots! += snapshots } else { combined.snapshots = nil }
             rows = combined
         }
         return rows ?? FetchedRows(objectIDs: [], snapshots: nil)
+    }
+
+    /// Runs a store fetch under the coordinator's lock — or, when another thread holds the lock (a save writing, a
+    /// fetch reading) and the store has pooled readers (`NSPersistentStoreConnectionPoolMaxSizeKey`), without it, on a
+    /// reader of its own. Contexts pinned to a query generation read their generation's connection, under the lock.
+    private func fetch(_ request: StoreFetchRequest, from store: FetchingStore) throws -> StoreFetchResult {
+        if context._queryGeneration == nil, let concurrent = store as? ConcurrentFetchingStore, concurrent.readsWithoutCoordinatorLock {
+            if coordinator.lockObject.try() {
+                defer { coordinator.lockObject.unlock() }
+                return try coordinator.withLock(for: context) { try store.fetch(request) }
+            }
+            let lock = coordinator.lockObject
+            let pooled = try concurrent.fetchWithoutCoordinatorLock(request, rowCache: coordinator.rowCache) { body in
+                guard lock.try() else { return false }
+                defer { lock.unlock() }
+                body()
+                return true
+            }
+            if let pooled { return pooled }
+        }
+        return try coordinator.withLock(for: context) { try store.fetch(request) }
     }
 
     /// The stores that hold the entity (of the request's `affectedStores`, when it names some).
@@ -160,7 +183,7 @@ struct FetchPlan {
         for (index, objectID) in rows.objectIDs.enumerated() {
             var snapshot = snapshots == nil ? nil : ObjectSnapshot.take(&snapshots![index])
             let object = context.registeredObjectOrFault(for: objectID)
-            if realizing, object._isFault, let row = snapshot.take() { context.realize(object, with: row) }
+            if realizing || rows.notInRowCache, object._isFault, let row = snapshot.take() { context.realize(object, with: row) }
             if !deleted.isEmpty, deleted.contains(object) { continue }
             if merging, object.hasChanges, !object._isFault {
                 guard try matchesInMemory(object, inMemoryPredicate) else { continue }
@@ -229,7 +252,7 @@ struct FetchPlan {
             entity: entity, includesSubentities: includesSubentities, predicate: storePredicate, sortDescriptors: [],
             fetchLimit: single ? fetchLimit : 0, fetchOffset: single ? fetchOffset : 0, wantsSnapshots: false, countOnly: true)
         var total = 0
-        for store in stores { total += try coordinator.withLock(for: context) { try store.fetch(request) }.count }
+        for store in stores { total += try fetch(request, from: store).count }
         if single { return total }
         let afterOffset = max(0, total - fetchOffset)
         return fetchLimit > 0 ? min(afterOffset, fetchLimit) : afterOffset
@@ -242,4 +265,6 @@ struct FetchedRows {
     var snapshots: [ObjectSnapshot]?
     /// Whether the stores recorded the rows in the row cache already.
     var recorded = false
+    /// Whether some rows are in no row cache (``StoreFetchResult/rowsNotInRowCache``): faults take them at once.
+    var notInRowCache = false
 }

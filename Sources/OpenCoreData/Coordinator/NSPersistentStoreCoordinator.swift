@@ -16,7 +16,12 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The model of every store of this coordinator (frozen: it can no longer be edited).
     public let managedObjectModel: NSManagedObjectModel
     let lockObject = NSRecursiveLock()
-    private var stores: [NSPersistentStore] = []
+    private var stores: [NSPersistentStore] = [] {
+        didSet { storeList.withLock { $0 = stores } }
+    }
+    /// A copy of `stores` readable without the lock (changed with it, under the lock): a fetch on a pooled reader
+    /// (`NSPersistentStoreConnectionPoolMaxSizeKey`) finds its stores while a save holds the lock.
+    private let storeList = Locked<[NSPersistentStore]>([])
     private var _name: String?
     let rowCache = RowCache()
     /// Whether a store's metadata may wait to be written (set with it, cleared by ``writePendingMetadata(for:)``), so
@@ -48,7 +53,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// The stores, in the order they were added.
-    open var persistentStores: [NSPersistentStore] { withLock { stores } }
+    open var persistentStores: [NSPersistentStore] { storeList.withLock { $0 } }
 
     // MARK: Adding and removing stores
 

@@ -30,6 +30,9 @@ struct StoreFetchResult {
     var snapshots: [ObjectSnapshot]?
     /// The number of matching rows (the count of `objectIDs`, or the count alone for count-only fetches).
     var count: Int = 0
+    /// Whether the rows could not go into the coordinator's row cache (a fetch on a pooled reader while a write ran):
+    /// the fetching context then realizes its faults with them, as they would have fired from the cache.
+    var rowsNotInRowCache = false
 }
 
 /// Stores that can fetch (every store OpenCoreData ships).

@@ -6,6 +6,14 @@ extension SQLiteStore: FetchingStore {
     /// rows (logged at debug level), with the limit and offset applied after that filtering, so results are never
     /// wrong.
     func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        // Through the store's own connection (or a pinned generation's), with the coordinator's lock held: never nil.
+        try fetch(request, on: readConnection, pool: nil)!
+    }
+
+    /// A fetch on `connection`. With `pool` (a pooled reader, without the coordinator's lock), the statement is counted
+    /// as reading, rows are not looked up in the row cache, and nil is returned — before reading — when part of the
+    /// request must be evaluated in memory (that evaluation reads related rows through the store's own connection).
+    func fetch(_ request: StoreFetchRequest, on connection: SQLiteConnection, pool: SQLiteReaderPool?) throws -> StoreFetchResult? {
         let table = schema.table(for: request.entity)
         var compiler = SQLiteFetchCompiler(schema: schema, entity: request.entity)
         var conditions: [String] = []
@@ -33,6 +41,7 @@ extension SQLiteStore: FetchingStore {
                 logger.debug("sorting \(request.entity.name ?? "?") rows in memory: \(untranslatable.reason)")
             }
         }
+        if pool != nil && (memoryPredicate != nil || memorySort) { return nil }
         if request.countOnly && memoryPredicate == nil {
             // COUNT(*) over the matching rows, after offset and limit.
             var inner = "SELECT 1 FROM \(compiler.fromClause)"
@@ -42,10 +51,11 @@ extension SQLiteStore: FetchingStore {
                 inner += " LIMIT ? OFFSET ?"
                 arguments += [.integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1), .integer(Int64(request.fetchOffset))]
             }
-            let statement = try readConnection.cachedStatement("SELECT COUNT(*) FROM (\(inner))")
+            let statement = try connection.cachedStatement("SELECT COUNT(*) FROM (\(inner))")
             defer { statement.reset() }
             try statement.bind(arguments)
-            guard try statement.step() else { return StoreFetchResult() }
+            let step = { try statement.step() }
+            guard try pool?.reading(step) ?? step() else { return StoreFetchResult() }
             return StoreFetchResult(objectIDs: [], snapshots: nil, count: Int(statement.int64(at: 0)))
         }
         var sql = "SELECT \(selectList(table)) FROM \(compiler.fromClause)"
@@ -60,19 +70,23 @@ extension SQLiteStore: FetchingStore {
             sql += " LIMIT ? OFFSET ?"
             arguments += [.integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1), .integer(Int64(request.fetchOffset))]
         }
-        let statement = try readConnection.cachedStatement(sql)   // a pinned query generation reads its own connection
+        let statement = try connection.cachedStatement(sql)   // a pinned query generation reads its own connection
         defer { statement.reset() }
         try statement.bind(arguments)
         // The rows go straight into the result's two arrays (no array of pairs to copy from afterwards).
         var objectIDs: [NSManagedObjectID] = [], snapshots: [ObjectSnapshot] = []
         var entities = RowEntityCache()
-        try RowCache.passingRows(through: request.wantsSnapshots ? request.reusableRows : nil) { cachedRow, record in
-            while try statement.step() {
-                guard let (objectID, snapshot) = try decodeRow(statement, table: table, entities: &entities, cachedRow: cachedRow, record: record) else { continue }
-                objectIDs.append(objectID)
-                snapshots.append(snapshot)
+        // A pooled read passes no cache: the caller records its rows only if no write committed since it read them.
+        let readRows = {
+            try RowCache.passingRows(through: request.wantsSnapshots && pool == nil ? request.reusableRows : nil) { cachedRow, record in
+                while try statement.step() {
+                    guard let (objectID, snapshot) = try self.decodeRow(statement, table: table, entities: &entities, cachedRow: cachedRow, record: record) else { continue }
+                    objectIDs.append(objectID)
+                    snapshots.append(snapshot)
+                }
             }
         }
+        if let pool { try pool.reading(readRows) } else { try readRows() }
         if !limitInSQL {
             var rows = try evaluateInMemory(Array(zip(objectIDs, snapshots)), predicate: memoryPredicate, sortDescriptors: memorySort ? request.sortDescriptors : [])
             if request.fetchOffset > 0 { rows = Array(rows.dropFirst(request.fetchOffset)) }

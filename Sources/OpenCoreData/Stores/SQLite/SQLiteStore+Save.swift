@@ -37,6 +37,7 @@ extension SQLiteStore {
                     try rewriteMetadataRow(metadata)
                 }
                 try recordHistory(for: changes)   // persistent history, in the same transaction (History/)
+                testHookInsideWriteTransaction?()
             }
         } catch {
             if wroteMetadata { metadataNeedsWriting = true }

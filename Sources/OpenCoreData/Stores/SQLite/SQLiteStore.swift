@@ -30,6 +30,11 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     let derivedValueChanges = DerivedValueChanges()
     /// Persistent history and remote-change notifications (History/); nil when the store uses neither.
     var history: SQLiteStoreHistory?
+    /// The read-only connections fetches use without the coordinator's lock (`NSPersistentStoreConnectionPoolMaxSizeKey`,
+    /// SQLiteStore+ConnectionPool.swift); nil with one connection. Set once, when the store is loaded.
+    var readerPool: SQLiteReaderPool?
+    /// For tests: runs inside a save's write transaction, after its rows are written and before it commits.
+    var testHookInsideWriteTransaction: (() -> Void)?
     let logger = Logger(label: "OpenCoreData.SQLiteStore")
 
     /// The Core Data framework version OpenCoreData writes into new stores' metadata (an iOS 17-era value).
@@ -114,6 +119,7 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
             if (options?[NSSQLiteManualVacuumOption] as? Bool) == true && !isReadOnly { try connection.vacuum() }
             if (options?[NSSQLiteAnalyzeOption] as? Bool) == true && !isReadOnly { try connection.analyze() }
             try openHistory()
+            openReaderPool()
         } catch let error as NSError {
             connection?.close()
             connection = nil
@@ -240,6 +246,8 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
         try checkTables(existing: columnsByTable)
         super.metadata = metadata
         metadataNeedsWriting = false
+        // Work a deferred lightweight migration left is done when the store is added without the option.
+        if hasPendingDeferredMigrationWork && !defersLightweightMigrationCleanup && !isReadOnly { try finishDeferredMigration() }
     }
 
     /// An identifier quoted for SQL.
@@ -373,8 +381,12 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
 
     override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
         closeHistory()
+        readerPool?.close()
         connection?.close()
     }
 
-    deinit { connection?.close() }
+    deinit {
+        readerPool?.close()
+        connection?.close()
+    }
 }

@@ -14,6 +14,10 @@ final class SQLiteLightweightMigration {
     let destination: SQLiteSchema
     private let mapping: NSMappingModel
     private let progress: (Float) -> Void
+    /// Whether the work a store can do later — building the destination's non-unique indexes and dropping the
+    /// source's tables — is left for later (`NSPersistentStoreDeferredLightweightMigrationOptionKey`): the metadata
+    /// then says so, and `SQLiteStore+DeferredMigration.swift` does it.
+    var defersCleanup = false
     /// Destination entity → the source entity its rows come from.
     var sourceEntityByDestination: [ObjectIdentifier: NSEntityDescription] = [:]
     /// Entity mapping by destination entity.
@@ -96,13 +100,18 @@ final class SQLiteLightweightMigration {
             progress(0.5)
             try rebuildRelationships()
             progress(0.8)
-            for table in oldTables { try connection.execute("DROP TABLE IF EXISTS \(SQLiteStore.quoted(Self.oldTablePrefix + table))") }
+            if !defersCleanup {
+                for table in oldTables { try connection.execute("DROP TABLE IF EXISTS \(SQLiteStore.quoted(Self.oldTablePrefix + table))") }
+            }
             for index in 0..<pairTableCount { try connection.execute("DROP TABLE IF EXISTS temp.Z_OCDPAIRS_\(index)") }
             try rewritePrimaryKeys()
             try rewriteHistory()
             try rewriteMetadata()
+            // Uniqueness constraints are checked now (a violation fails the migration); other indexes only speed
+            // reads up, and may wait.
+            let indexes = destination.indexStatements().filter { !defersCleanup || $0.hasPrefix("CREATE UNIQUE INDEX") }
             do {
-                for statement in destination.indexStatements() + destination.triggerStatements() { try connection.execute(statement) }
+                for statement in indexes + destination.triggerStatements() { try connection.execute(statement) }
             } catch let error as NSError where Self.isConstraintFailure(error) {
                 throw CoreDataError.make(NSMigrationConstraintViolationError, "The migrated rows violate a uniqueness constraint of the destination model",
                                          userInfo: [NSUnderlyingErrorKey: error])
@@ -124,6 +133,10 @@ final class SQLiteLightweightMigration {
     /// Renames the source layout's tables out of the way, dropping their indexes and triggers (the
     /// destination recreates its own).
     private func renameOldTables() throws {
+        // Tables a deferred migration left to drop later are dropped now: their names are about to be reused.
+        for table in try SQLiteStore.leftoverMigrationTables(on: connection) {
+            try connection.execute("DROP TABLE IF EXISTS \(SQLiteStore.quoted(table))")
+        }
         let tables = Set(try connection.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { row -> String? in
             if case .text(let name) = row[0] { return name }
             return nil
@@ -379,6 +392,7 @@ final class SQLiteLightweightMigration {
         }
         metadata.merge(SQLiteStore.modelMetadata(destination.model)) { _, new in new }
         metadata[NSStoreUUIDKey] = nil
+        metadata[NSPersistentStoreDeferredLightweightMigrationOptionKey] = defersCleanup ? true : nil
         let plist = try PropertyListSerialization.data(fromPropertyList: metadata, format: .binary, options: 0)
         let update = try connection.prepare("UPDATE Z_METADATA SET Z_PLIST = ?")
         try update.bind([.blob(plist)])

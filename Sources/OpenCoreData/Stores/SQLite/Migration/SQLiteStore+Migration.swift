@@ -22,7 +22,10 @@ extension SQLiteStore {
         (options?[OpenCoreDataMigrationProgressHandlerOption] as? (Float) -> Void) ?? { _ in }
     }
 
-    private static func flag(_ value: Any?) -> Bool {
+    /// Whether the options enable deferred lightweight migration (`NSPersistentStoreDeferredLightweightMigrationOptionKey`).
+    var defersLightweightMigrationCleanup: Bool { Self.flag(options?[NSPersistentStoreDeferredLightweightMigrationOptionKey]) }
+
+    static func flag(_ value: Any?) -> Bool {
         (value as? Bool) ?? (value as? NSNumber)?.boolValue ?? false
     }
 
@@ -51,7 +54,9 @@ extension SQLiteStore {
                                      userInfo: [NSFilePathErrorKey: path])
         }
         if SQLiteLightweightMigration.canRun(mapping) {
-            try SQLiteLightweightMigration(connection: connection, sourceModel: sourceModel, destinationModel: model, mapping: mapping, progress: migrationProgressHandler).run()
+            let migration = try SQLiteLightweightMigration(connection: connection, sourceModel: sourceModel, destinationModel: model, mapping: mapping, progress: migrationProgressHandler)
+            migration.defersCleanup = defersLightweightMigrationCleanup
+            try migration.run()
             return
         }
         try migrateWithManager(sourceModel: sourceModel, destinationModel: model, mapping: mapping)
