@@ -84,6 +84,8 @@ extension NSManagedObjectContext {
     /// Posts `ObjectsDidChange` with the objects inserted, updated, deleted, refreshed or invalidated during
     /// the current event, and starts a new event.
     func postObjectsDidChange() {
+        // Key-value observers first, as Apple's are told while the objects change, before the notification.
+        keyValueObservers?.reconcile(in: self, refreshed: eventChanges.refreshed)
         let changes = eventChanges
         eventChanges = EventChanges()
         guard !changes.isEmpty else { return }

@@ -128,6 +128,7 @@ extension NSManagedObjectContext {
         object._context = self
         object._isInserted = true
         register(object)
+        if object.hasKeyValueObservers { observeAtEventEnds(object) }
         insertedSet.insert(object)
         eventChanges.inserted.insert(object)
         registerUndoForInsert(object)

@@ -99,6 +99,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var isProcessingPendingChanges = false
     /// Temporary IDs this context's saves replaced with permanent ones (children may still use them).
     @exclusivity(unchecked) var replacedTemporaryIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
+    /// The objects observed with `observe(_:options:changeHandler:)`, looked at when an event ends (made at the first
+    /// observation).
+    var keyValueObservers: KeyValueObserverTable?
     /// Whether a child context has used this one as its parent (only then are replaced IDs remembered).
     @exclusivity(unchecked) var servesChildren = false
     /// The stores `assign(_:to:)` chose for inserted objects, by temporary ID (until they get permanent IDs).

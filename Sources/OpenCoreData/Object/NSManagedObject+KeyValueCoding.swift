@@ -100,22 +100,31 @@ extension NSManagedObject {
         if isKeyPathProbe { return }
         checkObjectConfinement()
         fireFaultIfNeeded()
-        guard let context = _context else { return }   // outside a context no change is recorded
+        guard let context = _context else {   // outside a context no change is recorded; observers are told
+            if hasKeyValueObservers { notifyObserversWillChange(key) }
+            return
+        }
         if let index = context.pendingChanges.firstIndex(where: { $0.object === self && $0.key == key }) {
             context.pendingChanges[index].depth += 1
             return
         }
+        if hasKeyValueObservers { notifyObserversWillChange(key) }
         context.pendingChanges.append(PendingChange(object: self, key: key, oldValue: currentValueForChangeTracking(key), depth: 1))
     }
 
     /// The implementation of `didChangeValue` (the overridable method is declared in the class body).
     func didChangeValueImpl(forKey key: String) {
         if isKeyPathProbe { return }
-        guard let context = _context, let index = context.pendingChanges.firstIndex(where: { $0.object === self && $0.key == key }) else { return }
+        guard let context = _context else {
+            if hasKeyValueObservers { notifyObserversDidChange(key) }
+            return
+        }
+        guard let index = context.pendingChanges.firstIndex(where: { $0.object === self && $0.key == key }) else { return }
         context.pendingChanges[index].depth -= 1
         if context.pendingChanges[index].depth > 0 { return }
         let pending = context.pendingChanges.remove(at: index)
         recordChange(forKey: key, oldValue: pending.oldValue, in: context)
+        if hasKeyValueObservers { notifyObserversDidChange(key) }
     }
 
     /// A `@Managed` setter's change of the plain attribute at `index` (property `position`) for a class that
@@ -125,8 +134,9 @@ extension NSManagedObject {
     func setAttributeTrackingChange(_ stored: StoredValue, at index: Int, position: Int, key: String) {
         checkObjectConfinement()
         fireFaultIfNeeded()
-        guard let context = _context, context.pendingChanges.isEmpty else {
-            // Outside a context nothing is tracked; inside a will/did pair someone opened, the pair's depth counts.
+        guard let context = _context, context.pendingChanges.isEmpty, !hasKeyValueObservers else {
+            // Outside a context nothing is tracked; inside a will/did pair someone opened, the pair's depth counts; an
+            // observed object's observers are told through the pair.
             willChangeValueImpl(forKey: key)
             attributeValues[index] = stored
             didChangeValueImpl(forKey: key)

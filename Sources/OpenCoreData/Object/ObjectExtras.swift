@@ -20,11 +20,13 @@ final class ObjectExtras {
     /// The transient attributes changed since the object was last fetched or saved, with the values they had
     /// before (``NSManagedObject/noteTransientChange(at:from:)``).
     var transientsBeforeChanges: [Int: TransientValue] = [:]
+    /// The key-value observations of the object (``NSManagedObject/keyValueObservations``).
+    var keyValueObservations: [KeyValueObservationRecord] = []
 }
 
 extension NSManagedObject {
     /// The object's extras, made now if it has none.
-    private var ensuredExtras: ObjectExtras {
+    var ensuredExtras: ObjectExtras {
         if let extras { return extras }
         let made = ObjectExtras()
         extras = made
