@@ -98,7 +98,7 @@ extension NSManagedObjectContext {
         if !changes.invalidated.isEmpty { userInfo[NSInvalidatedObjectsKey] = changes.invalidated.set }
         if changes.invalidatedAll { userInfo[NSInvalidatedAllObjectsKey] = registeredObjects }
         guard !userInfo.isEmpty else { return }
-        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
+        postNotification(.NSManagedObjectContextObjectsDidChange, userInfo: userInfo)
     }
 
     /// Lets go of unchanged objects nobody else holds: the event's candidates, and every object (objects the

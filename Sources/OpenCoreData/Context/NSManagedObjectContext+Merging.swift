@@ -80,7 +80,7 @@ extension NSManagedObjectContext {
         }
         realignInverseToManys(withMerged: updated.union(inserted))
         postObjectsDidChange()
-        NotificationCenter.default.post(name: .NSManagedObjectContextDidMergeChangesObjectIDs, object: self, userInfo: [
+        postNotification(.NSManagedObjectContextDidMergeChangesObjectIDs, userInfo: [
             NSInsertedObjectIDsKey: inserted, NSUpdatedObjectIDsKey: updated, NSDeletedObjectIDsKey: deleted,
         ])
     }

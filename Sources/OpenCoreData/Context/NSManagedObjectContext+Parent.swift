@@ -140,10 +140,10 @@ extension NSManagedObjectContext {
         deletionsWithMergedRows.removeAll()
         for object in inserted + updated { releaseIfUnchanged(object) }
         for object in inserted + updated + deleted { object.didSave() }
-        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
+        postNotification(.NSManagedObjectContextDidSave, userInfo: [
             NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
         ])
-        NotificationCenter.default.post(name: .NSManagedObjectContextDidSaveObjectIDs, object: self, userInfo: [
+        postNotification(.NSManagedObjectContextDidSaveObjectIDs, userInfo: [
             NSInsertedObjectIDsKey: Set(inserted.map(\.objectID)), NSUpdatedObjectIDsKey: Set(updated.map(\.objectID)), NSDeletedObjectIDsKey: Set(deletedIDs),
         ])
     }

@@ -61,8 +61,7 @@ extension NSManagedObjectContext {
         defer {
             // Observers (fetched results controllers, object observers) learn that every object is gone.
             if !invalidated.isEmpty {
-                NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self,
-                                                userInfo: [NSInvalidatedAllObjectsKey: invalidated])
+                postNotification(.NSManagedObjectContextObjectsDidChange, userInfo: [NSInvalidatedAllObjectsKey: invalidated])
             }
         }
         noteUnregistered(invalidated)

@@ -25,7 +25,7 @@ extension NSManagedObjectContext {
             return
         }
         fireFaultedInsertions()
-        NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
+        postNotification(.NSManagedObjectContextWillSave)
         // The changed objects as they are now (the array holds copies of the sets): objects that willSave() changes
         // are not added.
         for changed in [insertedSet, updatedSet, deletedSet] {
@@ -233,15 +233,16 @@ extension NSManagedObjectContext {
         // (Each array on its own: concatenating them copied 100,000 references per save.)
         for objects in [inserted, updated] { for object in objects { releaseIfUnchanged(object) } }
         for objects in [inserted, updated, deleted] { for object in objects { object.didSave() } }
+        let tokens = tokensAfterSave(persistentStoreCoordinator)
         let info: [AnyHashable: Any] = [
             NSInsertedObjectsKey: insertedObjects, NSUpdatedObjectsKey: updatedObjects, NSDeletedObjectsKey: deletedObjects,
-        ]
-        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: info)
+        ].merging(tokens) { value, _ in value }
+        postNotification(.NSManagedObjectContextDidSave, userInfo: info)
         let idInfo: [AnyHashable: Any] = [
             NSInsertedObjectIDsKey: Set(inserted.map(\.objectID)), NSUpdatedObjectIDsKey: Set(updated.map(\.objectID)),
             NSDeletedObjectIDsKey: Set(deleted.map(\.objectID)),
-        ]
-        NotificationCenter.default.post(name: .NSManagedObjectContextDidSaveObjectIDs, object: self, userInfo: idInfo)
+        ].merging(tokens) { value, _ in value }
+        postNotification(.NSManagedObjectContextDidSaveObjectIDs, userInfo: idInfo)
     }
 
     /// Reloads the objects whose values a store changed itself while saving (derived attributes).

@@ -42,7 +42,7 @@ extension NSPersistentStoreCoordinator {
     func postStoresDidChange(added: [NSPersistentStore], removed: [NSPersistentStore], uuidChanged: [NSPersistentStore]? = nil) {
         var info = Self.changeInfo(added, removed)
         if let uuidChanged { info[NSUUIDChangedPersistentStoresKey] = uuidChanged }
-        NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: info)
+        postStoresDidChangeNotification(userInfo: info)
     }
 
     private static func changeInfo(_ added: [NSPersistentStore], _ removed: [NSPersistentStore]) -> [AnyHashable: Any] {

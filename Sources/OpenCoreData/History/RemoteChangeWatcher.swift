@@ -56,7 +56,7 @@ final class RemoteChangeWatcher: @unchecked Sendable {
         guard let store, let coordinator = store.persistentStoreCoordinator else { return }
         let info = Self.userInfo(store: store, transaction: transaction)
         queue.async {
-            NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: coordinator, userInfo: info.value)
+            coordinator.postRemoteChangeNotification(userInfo: info.value)
         }
     }
 
@@ -81,7 +81,7 @@ final class RemoteChangeWatcher: @unchecked Sendable {
             lastDataVersion = version
         }
         if let info {
-            NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: coordinator, userInfo: info.value)
+            coordinator.postRemoteChangeNotification(userInfo: info.value)
         }
     }
 
