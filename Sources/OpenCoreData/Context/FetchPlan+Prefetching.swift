@@ -94,13 +94,15 @@ extension FetchPlan {
         for (key, group) in byStore {
             guard key != nil, let store = coordinator.store(for: group[0].objectID) else { continue }
             let rowCache = context.readRowCache(coordinator)
+            // Rows a store does not record itself are recorded before the lock is released (see `lockedFetch`).
             var members = try coordinator.withLock(for: context) {
-                try store.prefetchMembers(of: group.map(\.objectID), through: relationship, reusableRows: rowCache)
+                let members = try store.prefetchMembers(of: group.map(\.objectID), through: relationship, reusableRows: rowCache)
+                if !store.recordsFetchedRows {
+                    rowCache.store(members.lazy.joined().compactMap { member in member.snapshot.map { (member.objectID, $0) } })
+                }
+                return members
             }
             let count = members.reduce(0) { $0 + $1.count }
-            if !store.recordsFetchedRows {
-                rowCache.store(members.lazy.joined().compactMap { member in member.snapshot.map { (member.objectID, $0) } })
-            }
             if collect { reached.reserveCapacity(reached.count + count) }
             for (position, source) in group.enumerated() {
                 // The source's members taken out of the list, so that each row moves into its object (a copy
@@ -135,8 +137,9 @@ extension FetchPlan {
         let byStore = Dictionary(grouping: objectIDs) { coordinator.store(for: $0).map(ObjectIdentifier.init) }
         for (key, ids) in byStore {
             guard key != nil, let store = coordinator.store(for: ids[0]) else { continue }
-            let rows = try coordinator.withLock(for: context) { try store.snapshots(for: ids) }
-            for (objectID, snapshot) in rows { context.readRowCache(coordinator).store(snapshot, for: objectID) }
+            let rowCache = context.readRowCache(coordinator)
+            // Recorded before the lock is released (see `lockedFetch`).
+            try coordinator.withLock(for: context) { rowCache.store(try store.snapshots(for: ids).lazy.map { ($0.key, $0.value) }) }
         }
     }
 

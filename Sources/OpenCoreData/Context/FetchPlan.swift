@@ -115,11 +115,9 @@ struct FetchPlan {
             let result = try fetch(request, from: store)
             guard var combined = rows else {
                 // One store: its arrays as they are.
-                rows = FetchedRows(objectIDs: result.objectIDs, snapshots: result.snapshots, recorded: store.recordsFetchedRows,
-                                   notInRowCache: result.rowsNotInRowCache)
+                rows = FetchedRows(objectIDs: result.objectIDs, snapshots: result.snapshots, notInRowCache: result.rowsNotInRowCache)
                 continue
             }
-            combined.recorded = combined.recorded && store.recordsFetchedRows
             combined.notInRowCache = combined.notInRowCache || result.rowsNotInRowCache
             combined.objectIDs += result.objectIDs
             if let snapshots = result.snapshots, combined.snapshots != nil { combined.snapshots! += snapshots } else { combined.snapshots = nil }
@@ -135,7 +133,7 @@ struct FetchPlan {
         if context._queryGeneration == nil, let concurrent = store as? ConcurrentFetchingStore, concurrent.readsWithoutCoordinatorLock {
             if coordinator.lockObject.try() {
                 defer { coordinator.lockObject.unlock() }
-                return try coordinator.withLock(for: context) { try store.fetch(request) }
+                return try lockedFetch(request, from: store)
             }
             let lock = coordinator.lockObject
             let pooled = try concurrent.fetchWithoutCoordinatorLock(request, rowCache: coordinator.rowCache) { body in
@@ -146,7 +144,20 @@ struct FetchPlan {
             }
             if let pooled { return pooled }
         }
-        return try coordinator.withLock(for: context) { try store.fetch(request) }
+        return try lockedFetch(request, from: store)
+    }
+
+    /// Runs a store fetch under the coordinator's lock. The rows it read are in the row cache when the lock is
+    /// released: a store that does not record them itself (the in-memory store) has them recorded here, before a
+    /// save that deletes or changes them can run (recorded after, a deleted row came back into the cache).
+    private func lockedFetch(_ request: StoreFetchRequest, from store: FetchingStore) throws -> StoreFetchResult {
+        try coordinator.withLock(for: context) {
+            let result = try store.fetch(request)
+            if !store.recordsFetchedRows, let snapshots = result.snapshots, let rowCache = request.reusableRows {
+                rowCache.store(zip(result.objectIDs, snapshots))
+            }
+            return result
+        }
     }
 
     /// The stores that hold the entity (of the request's `affectedStores`, when it names some).
@@ -174,9 +185,6 @@ struct FetchPlan {
         // One store's rows are distinct objects; only merged or multi-store results need de-duplicating.
         let deduplicating = merging || multipleStores || context._parent != nil || !context.replacedTemporaryIDs.isEmpty
         var included = Set<ObjectIdentifier>()
-        if let snapshots = rows.snapshots, !rows.recorded {
-            context.readRowCache(coordinator).store(zip(rows.objectIDs, snapshots))
-        }
         // The rows, taken out of the result so that each moves into its object (a copy retained a row's arrays, and
         // freeing the result released them again).
         var snapshots = rows.snapshots.take()
@@ -263,8 +271,6 @@ struct FetchPlan {
 struct FetchedRows {
     var objectIDs: [NSManagedObjectID]
     var snapshots: [ObjectSnapshot]?
-    /// Whether the stores recorded the rows in the row cache already.
-    var recorded = false
     /// Whether some rows are in no row cache (``StoreFetchResult/rowsNotInRowCache``): faults take them at once.
     var notInRowCache = false
 }

@@ -52,8 +52,8 @@ extension NSManagedObjectContext {
         let byStore = Dictionary(grouping: pending) { coordinator.store(for: $0).map(ObjectIdentifier.init) }
         for (key, ids) in byStore {
             guard key != nil, let store = coordinator.store(for: ids[0]) else { continue }
-            let rows = try coordinator.withLock(for: self) { try store.snapshots(for: ids) }
-            for (objectID, snapshot) in rows { rowCache.store(snapshot, for: objectID) }
+            // Recorded before the lock is released: a save after it may delete or change the rows.
+            try coordinator.withLock(for: self) { rowCache.store(try store.snapshots(for: ids).lazy.map { ($0.key, $0.value) }) }
         }
         // The whole batch is realized, as Apple's batched arrays realize a batch at a time.
         for objectID in pending {
@@ -72,9 +72,7 @@ extension NSManagedObjectContext {
         let rowCache = readRowCache(coordinator)   // a pinned query generation's own cache
         if let cached = rowCache.snapshot(for: objectID, maximumAge: _stalenessInterval) { return cached }
         guard let store = coordinator.store(for: objectID) else { return nil }
-        let snapshot = try coordinator.withLock(for: self) { try store.snapshot(for: objectID) }
-        if let snapshot { rowCache.store(snapshot, for: objectID) }
-        return snapshot
+        return try coordinator.withLock(for: self) { try store.snapshot(for: objectID).map(rowCache.recorded(for: objectID)) }
     }
 
     /// The row cache's snapshot of an object, if any.

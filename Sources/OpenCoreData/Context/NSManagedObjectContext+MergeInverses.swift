@@ -126,8 +126,7 @@ extension NSManagedObjectContext {
         guard _parent == nil, let coordinator = persistentStoreCoordinator, let store = coordinator.store(for: objectID) else {
             return try snapshot(for: objectID)
         }
-        let snapshot = try coordinator.withLock(for: self) { try store.snapshot(for: objectID) }
-        if let snapshot { readRowCache(coordinator).store(snapshot, for: objectID) }
-        return snapshot
+        let rowCache = readRowCache(coordinator)
+        return try coordinator.withLock(for: self) { try store.snapshot(for: objectID).map(rowCache.recorded(for: objectID)) }
     }
 }

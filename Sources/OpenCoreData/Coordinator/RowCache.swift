@@ -248,6 +248,15 @@ final class RowCache: Sendable {
         store(CollectionOfOne((objectID, snapshot)))
     }
 
+    /// Records a row read from a store and returns it: `store.snapshot(for: id).map(rowCache.recorded(for: id))`, for
+    /// callers that read the row under the coordinator's lock and must record it before releasing the lock.
+    func recorded(for objectID: NSManagedObjectID) -> (ObjectSnapshot) -> ObjectSnapshot {
+        { snapshot in
+            self.store(snapshot, for: objectID)
+            return snapshot
+        }
+    }
+
     /// Records the rows a fetch produced, under one lock (a newer version replaces an older one).
     func store(_ snapshots: some Sequence<(NSManagedObjectID, ObjectSnapshot)>) {
         let now = ReadTime.now
