@@ -8,6 +8,9 @@ let package = Package(
     products: [
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
         .library(name: "Skopelos", targets: ["Skopelos"]),
+        // Combine publishers over OpenCombine, for code ported from Apple platforms that uses Combine (optional: the
+        // OpenCoreData product does not depend on it).
+        .library(name: "OpenCoreDataCombine", targets: ["OpenCoreDataCombine"]),
         .executable(name: "moody", targets: ["moody"]),
         .executable(name: "coredata", targets: ["coredata"]),
     ],
@@ -15,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
     ],
     targets: [
         // The platform's SQLite (libsqlite3-dev on Debian/Ubuntu).
@@ -44,6 +48,16 @@ let package = Package(
             name: "OpenCoreData",
             dependencies: ["CSQLite", "CZlib", "CMemoryHints", "OpenCoreDataMacros", .product(name: "Logging", package: "swift-log")]
         ),
+        // Combine publishers for Core Data (`objectWillChange`, `publisher(for: \.key)`, fetched results) over OpenCombine.
+        .target(
+            name: "OpenCoreDataCombine",
+            dependencies: [
+                "OpenCoreData",
+                .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "OpenCombineFoundation", package: "OpenCombine"),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+            ]
+        ),
         // The Skopelos data access layer (read / write over a main context and write contexts), on the public API.
         .target(name: "Skopelos", dependencies: ["OpenCoreData"]),
         // The objc.io Moody app as a terminal program.
@@ -67,6 +81,7 @@ let package = Package(
             dependencies: ["Skopelos", "OpenCoreData"],
             resources: [.copy("Resources/DALModel.xcdatamodeld")]
         ),
+        .testTarget(name: "OpenCoreDataCombineTests", dependencies: ["OpenCoreDataCombine", "OpenCoreData"]),
         // Expansion and diagnostic tests of the @Managed macros.
         .testTarget(
             name: "OpenCoreDataMacrosTests",

@@ -46,12 +46,22 @@ def main():
     parser.add_argument("--surface", required=True)
     parser.add_argument("--graphs", required=True)
     parser.add_argument("--module", default="OpenCoreData")
+    parser.add_argument("--companion", action="append", default=[],
+                        help="a module whose extensions of --module's types count too, reported apart "
+                             "(OpenCoreDataCombine: NSManagedObject.objectWillChange, as Apple's overlay declares it)")
     parser.add_argument("--missing", required=True)
     arguments = parser.parse_args()
 
     apple = surface_paths(arguments.surface)
     considered = {path: kinds for path, kinds in apple.items() if not EXCLUDED.search(path)}
     ours = module_paths(arguments.graphs, arguments.module)
+    companions = set()
+    for companion in arguments.companion:
+        for name in glob.glob(os.path.join(arguments.graphs, f"{companion}@{arguments.module}.symbols.json")):
+            with open(name, encoding="utf-8") as handle:
+                companions.update(".".join(symbol["pathComponents"]) for symbol in json.load(handle)["symbols"])
+    from_companions = sorted(path for path in considered if path in companions and path not in ours)
+    ours |= companions
     covered = [path for path in considered if path in ours]
     missing = sorted(path for path in considered if path not in ours)
 
@@ -63,6 +73,8 @@ def main():
     total = len(considered)
     print(f"Apple paths considered: {total} (of {len(apple)}; {len(apple) - total} CloudKit/Spotlight left out)")
     print(f"Covered: {len(covered)}/{total} = {100.0 * len(covered) / total:.1f} %")
+    if from_companions:
+        print(f"  of which from {', '.join(arguments.companion)} (an import of its own): " + ", ".join(from_companions))
     by_type = collections.Counter(path.split(".")[0] for path in missing)
     print("Missing by top-level name: " + ", ".join(f"{name} {count}" for name, count in by_type.most_common(12)))
     print(f"Missing paths: {arguments.missing}")

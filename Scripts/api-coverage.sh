@@ -4,7 +4,8 @@
 # Dumps the OpenCoreData module's public symbol graph, maps each symbol to the dotted path Apple's
 # `public-surface.tsv` uses (`NSManagedObjectContext.perform(_:)`, `CocoaError.Code.managedObjectMerge`,
 # `NSSQLiteStoreType`), leaves out CloudKit and Spotlight API (no Linux counterpart), and prints
-# covered/total and the percentage. The missing paths go to a file, one per line with their kind.
+# covered/total and the percentage (OpenCoreDataCombine's extensions of OpenCoreData's types count too, listed
+# apart). The missing paths go to a file, one per line with their kind.
 #
 #   Scripts/api-coverage.sh                       # build if needed, measure
 #   SURFACE=path/to/public-surface.tsv MISSING=/tmp/missing.tsv Scripts/api-coverage.sh
@@ -35,4 +36,4 @@ if [[ -z "$graphs" || ! -d "$graphs" ]]; then
 fi
 
 mkdir -p "$(dirname "$missing")"
-python3 "$root/Scripts/api-coverage.py" --surface "$surface" --graphs "$graphs" --module OpenCoreData --missing "$missing"
+python3 "$root/Scripts/api-coverage.py" --surface "$surface" --graphs "$graphs" --module OpenCoreData --companion OpenCoreDataCombine --missing "$missing"

@@ -153,6 +153,18 @@ extension NSManagedObject {
         addKeyValueObservation(record)
         return NSKeyValueObservation(validity: record.validity)
     }
+
+    /// One object an observation layer keeps with the managed object, released with it (the `OpenCoreDataCombine`
+    /// product keeps the `objectWillChange` publisher here). Read and written on the object's context's queue.
+    ///
+    /// For example:
+    /// ```swift
+    /// let publisher = (mood._observationStorage as? ObservableObjectPublisher) ?? makePublisher()
+    /// ```
+    public var _observationStorage: AnyObject? {
+        get { extras?.observationStorage }
+        set { if extras != nil || newValue != nil { ensuredExtras.observationStorage = newValue } }
+    }
 }
 
 extension NSManagedObject {

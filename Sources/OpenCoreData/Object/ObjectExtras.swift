@@ -22,6 +22,8 @@ final class ObjectExtras {
     var transientsBeforeChanges: [Int: TransientValue] = [:]
     /// The key-value observations of the object (``NSManagedObject/keyValueObservations``).
     var keyValueObservations: [KeyValueObservationRecord] = []
+    /// What an observation layer above keeps with the object (``NSManagedObject/_observationStorage``).
+    var observationStorage: AnyObject?
 }
 
 extension NSManagedObject {
