@@ -11,20 +11,21 @@ extension NSManagedObjectContext {
     /// ```swift
     /// let request = Mood.fetchRequest()
     /// request.sortDescriptors = [NSSortDescriptor(key: "date", ascending: false)]
-    /// let cancellable = viewContext.publisher(for: request)
+    /// let cancellable = viewContext.fetchedResultsPublisher(for: request)
     ///     .sink(receiveCompletion: { print($0) }, receiveValue: { moods in print(moods.count, "moods") })
     /// ```
-    public func publisher<ResultType>(for fetchRequest: NSFetchRequest<ResultType>) -> FetchedResultsPublisher<ResultType> {
+    public func fetchedResultsPublisher<ResultType>(for fetchRequest: NSFetchRequest<ResultType>) -> FetchedResultsPublisher<ResultType> {
         FetchedResultsPublisher(fetchRequest: fetchRequest, context: self)
     }
 }
 
 /// The results of a fetch request in a context, published again whenever they change (see
-/// ``OpenCoreData/NSManagedObjectContext/publisher(for:)``). The request needs sort descriptors, as a fetched results
+/// `NSManagedObjectContext.fetchedResultsPublisher(for:)`; not named `publisher(for:)`, which on Apple platforms is a
+/// context's key-value observing). The request needs sort descriptors, as a fetched results
 /// controller's does; without them, or when the fetch fails, the publisher completes with the error.
 ///
 /// ```swift
-/// let moods: FetchedResultsPublisher<Mood> = viewContext.publisher(for: request)
+/// let moods: FetchedResultsPublisher<Mood> = viewContext.fetchedResultsPublisher(for: request)
 /// ```
 public struct FetchedResultsPublisher<ResultType>: OpenCombine.Publisher {
     /// The results, in the request's order.

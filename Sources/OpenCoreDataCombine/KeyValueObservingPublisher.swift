@@ -39,6 +39,26 @@ extension NSObject {
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Value, S.Failure == Never {
             subscriber.receive(subscription: KeyValueObservingSubscription(publisher: self, subscriber: subscriber))
         }
+
+        /// A publisher that emits, without the value, each time this one does (Apple's `didChange()`).
+        ///
+        /// ```swift
+        /// let cancellable = mood.publisher(for: \.rating, options: []).didChange().sink { print("rating changed") }
+        /// ```
+        public func didChange() -> Publishers.Map<Self, Void> {
+            map { _ in () }
+        }
+    }
+}
+
+extension NSObject.KeyValueObservingPublisher: Equatable {
+    /// Publishers are equal when they observe the same object (by identity) at the same key path with the same options.
+    ///
+    /// ```swift
+    /// mood.publisher(for: \.rating) == mood.publisher(for: \.rating)   // true
+    /// ```
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.object === rhs.object && lhs.keyPath == rhs.keyPath && lhs.options == rhs.options
     }
 }
 

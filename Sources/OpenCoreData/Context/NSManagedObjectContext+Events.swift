@@ -85,7 +85,7 @@ extension NSManagedObjectContext {
     /// the current event, and starts a new event.
     func postObjectsDidChange() {
         // Key-value observers first, as Apple's are told while the objects change, before the notification.
-        keyValueObservers?.reconcile(in: self, refreshed: eventChanges.refreshed)
+        keyValueObservers?.reconcile(in: self, changes: eventChanges)
         let changes = eventChanges
         eventChanges = EventChanges()
         guard !changes.isEmpty else { return }

@@ -140,7 +140,8 @@ extension _KeyValueCodingAndObserving where Self: NSManagedObject {
 @_spi(OpenCoreDataObservation)
 extension NSManagedObject {
     /// Calls `willChange` before any property of the object changes: before each setter's or key-value coding
-    /// change, and, for a change that came by merge, refresh or rollback, when the context ends the event. What
+    /// change and each change the other side of a relationship makes, and, for a change that came by merge, refresh
+    /// or rollback, when the context ends the event. What
     /// `objectWillChange` of Apple's `ObservableObject` conformance is built on (the `OpenCoreDataCombine` product).
     ///
     /// For example:
@@ -199,6 +200,14 @@ extension NSManagedObject {
         for record in liveKeyValueObservations() where record.observes(key) { record.willChange(self) }
     }
 
+    /// The other side of a relationship is about to change this object without a will/did pair (inverse
+    /// maintenance): observers of every property are told now; those of one key path compare at the event's end.
+    @inline(__always)
+    func noteInverseWillChange() {
+        guard hasKeyValueObservers else { return }
+        for record in liveKeyValueObservations() { record.inverseWillChange(self) }
+    }
+
     /// `didChangeValue(forKey:)`: the change notifications of the observations of `key`.
     func notifyObserversDidChange(_ key: String) {
         for record in liveKeyValueObservations() where record.observes(key) && record.validity.isValid { record.didChange(self) }
@@ -224,9 +233,12 @@ class KeyValueObservationRecord {
     func willChange(_ object: NSManagedObject) {}
     /// After a change of an observed key.
     func didChange(_ object: NSManagedObject) {}
-    /// At the end of an event: notifies what changed without a will/did pair. `refreshed`: the context refreshed the
-    /// object during the event (a merge, `refresh(_:mergeChanges:)`, rollback).
-    func reconcile(_ object: NSManagedObject, refreshed: Bool) {}
+    /// Before inverse maintenance changes the object (see ``NSManagedObject/noteInverseWillChange()``).
+    func inverseWillChange(_ object: NSManagedObject) {}
+    /// At the end of an event: notifies what changed without a will/did pair. `changed`: the context refreshed the
+    /// object during the event (a merge, `refresh(_:mergeChanges:)`, rollback) or recorded it as updated (also by the
+    /// other side of a relationship).
+    func reconcile(_ object: NSManagedObject, changed: Bool) {}
 }
 
 /// An observation of one key path, with its typed handler and the value last delivered (the next `oldValue`).
@@ -274,7 +286,7 @@ final class TypedKeyValueObservationRecord<Root: NSManagedObject, Value>: KeyVal
                                                oldValue: options.contains(.old) ? old : nil, indexes: nil, isPrior: false))
     }
 
-    override func reconcile(_ object: NSManagedObject, refreshed: Bool) {
+    override func reconcile(_ object: NSManagedObject, changed: Bool) {
         guard !Self.same(object.value(forKeyPath: key), lastKVCValue) else { return }
         willChange(object)
         if validity.isValid { didChange(object) }
@@ -291,17 +303,31 @@ final class TypedKeyValueObservationRecord<Root: NSManagedObject, Value>: KeyVal
     }
 }
 
-/// An observation of every property of an object, told before each change (``NSManagedObject/_observeAnyChange(willChange:)``).
+/// An observation of every property of an object, told before each change (``NSManagedObject/_observeAnyChange(willChange:)``):
+/// at once for a change through the object or by the other side of a relationship, and at the end of the event for an
+/// object the event changed some other way (refreshed, or recorded as updated) and that was not told during it.
 final class AnyChangeObservationRecord: KeyValueObservationRecord {
     let handler: (NSManagedObject) -> Void
+    /// Whether the handler ran during the current event.
+    private var toldInEvent = false
 
     init(object: NSManagedObject, handler: @escaping (NSManagedObject) -> Void) {
         self.handler = handler
     }
 
     override func observes(_ key: String) -> Bool { true }
-    override func willChange(_ object: NSManagedObject) { handler(object) }
-    override func reconcile(_ object: NSManagedObject, refreshed: Bool) { if refreshed { handler(object) } }
+
+    override func willChange(_ object: NSManagedObject) {
+        toldInEvent = true
+        handler(object)
+    }
+
+    override func inverseWillChange(_ object: NSManagedObject) { willChange(object) }
+
+    override func reconcile(_ object: NSManagedObject, changed: Bool) {
+        defer { toldInEvent = false }
+        if changed && !toldInEvent { handler(object) }
+    }
 }
 
 /// The objects a context looks at when it ends an event, to tell their observers of changes that came without a
@@ -315,7 +341,7 @@ final class KeyValueObserverTable {
 
     /// Notifies every observed value that changed without a will/did pair during the event. A fault is read first;
     /// an object whose row is gone, or that left the context, is not notified (and is forgotten).
-    func reconcile(in context: NSManagedObjectContext, refreshed: OrderedObjectSet) {
+    func reconcile(in context: NSManagedObjectContext, changes: EventChanges) {
         guard !isReconciling else { return }   // a handler that ends an event inside the handler
         isReconciling = true
         defer { isReconciling = false }
@@ -332,8 +358,8 @@ final class KeyValueObserverTable {
             if object._isFault {
                 guard (try? context.loadValues(into: object, failIfMissing: false)) == true else { continue }
             }
-            let wasRefreshed = refreshed.contains(object)
-            for record in live where record.validity.isValid { record.reconcile(object, refreshed: wasRefreshed) }
+            let changed = changes.refreshed.contains(object) || changes.updated.contains(object)
+            for record in live where record.validity.isValid { record.reconcile(object, changed: changed) }
         }
     }
 }

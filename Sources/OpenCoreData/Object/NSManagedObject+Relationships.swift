@@ -253,6 +253,7 @@ enum GraphMaintenance {
     static func link(_ source: NSManagedObject, _ relationship: NSRelationshipDescription, _ destination: NSManagedObject) {
         guard let inverse = relationship.inverseRelationship else { return }
         if inverse.isToMany {
+            destination.noteInverseWillChange()
             destination.primitiveChangeMember(inverse, source, add: true, inverseOfChange: true)
             return
         }
@@ -263,9 +264,11 @@ enum GraphMaintenance {
             if relationship.isToMany { destination._context?.noteUpdated(destination) }
             return
         }
+        destination.noteInverseWillChange()
         destination.primitiveSetToOne(inverse, to: source)
         // The destination pointed back at another object: that object no longer holds the destination.
         if let previous, previous !== destination {
+            previous.noteInverseWillChange()
             if relationship.isToMany {
                 previous.primitiveChangeMember(relationship, destination, add: false, inverseOfChange: true)
             } else if previous.primitiveToOne(relationship) === destination {
@@ -278,8 +281,10 @@ enum GraphMaintenance {
     static func unlink(_ source: NSManagedObject, _ relationship: NSRelationshipDescription, _ destination: NSManagedObject) {
         guard let inverse = relationship.inverseRelationship else { return }
         if inverse.isToMany {
+            destination.noteInverseWillChange()
             destination.primitiveChangeMember(inverse, source, add: false, inverseOfChange: true)
         } else if destination.primitiveToOne(inverse) === source {
+            destination.noteInverseWillChange()
             destination.primitiveSetToOne(inverse, to: nil)
         }
     }
