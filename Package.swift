@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        // `swift package generate-documentation` (the DocC catalogs under Sources/*/…docc); builds nothing else.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The platform's SQLite (libsqlite3-dev on Debian/Ubuntu).

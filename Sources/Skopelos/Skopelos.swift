@@ -19,7 +19,13 @@ open class Skopelos: DALService, @unchecked Sendable {  // adds no state to DALS
     /// ```swift
     /// let skopelos = Skopelos(sqliteStack: "Moody", bundle: .module, storeURL: URL(fileURLWithPath: "/var/lib/moody/Moody.sqlite"))
     /// ```
-    /// - Parameter storeURL: the SQLite file; by default `<Documents>/<name>.sqlite`, as the seed.
+    /// - Parameters:
+    ///   - dataModelFileName: the model file's name, without its extension.
+    ///   - bundle: the bundle whose resources hold the model file.
+    ///   - storeURL: the SQLite file; by default `<Documents>/<name>.sqlite`, as the seed.
+    ///   - allowsConcurrentWritings: whether writes may run at the same time, each on its own context.
+    ///   - completionQueue: where the asynchronous calls' completion blocks run.
+    ///   - appStateReactor: what saves the stack when the process is told to stop.
     public convenience init(sqliteStack dataModelFileName: String, bundle: Bundle = .main, storeURL: URL? = nil,
                             allowsConcurrentWritings: Bool = false, completionQueue: DispatchQueue = .main,
                             appStateReactor: AppStateReactor = AppStateReactor()) {

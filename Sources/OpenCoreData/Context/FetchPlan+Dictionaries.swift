@@ -3,7 +3,7 @@
 /// `NSExpressionDescription`s — with Apple's aggregate semantics:
 /// aggregates (`count:`, `sum:`, `average:`, `min:`, `max:`) summarize all matching rows, or each group of
 /// `propertiesToGroupBy`; `havingPredicate` filters the groups; `returnsDistinctResults` drops repeats. Keys
-/// whose value is nil are left out, as Apple's are. Numbers are `NSNumber`s (``FoundationBridging``).
+/// whose value is nil are left out, as Apple's are. Numbers are `NSNumber`s (`FoundationBridging`).
 extension FetchPlan {
     /// One requested column: its result key and how it is computed.
     private struct Column {

@@ -40,7 +40,7 @@ import Foundation
 /// false, `redo()` during an undo.
 ///
 /// Like Apple's, an undo manager is not thread-safe: use it on one thread or queue (a context's). It is
-/// not `Sendable`. It posts its notifications (``NSNotification/Name/NSUndoManagerCheckpoint`` and the
+/// not `Sendable`. It posts its notifications (`Notification.Name.NSUndoManagerCheckpoint` and the
 /// others) through `NotificationCenter.default` on the calling thread, with itself as the object.
 ///
 /// Not available without an Objective-C runtime: `registerUndo(withTarget:selector:object:)` and
@@ -149,8 +149,8 @@ open class UndoManager: NSObject {
 
     /// Opens an undo group, nested in the open one if any.
     ///
-    /// Posts ``NSNotification/Name/NSUndoManagerCheckpoint`` (except when the group is a top-level one), then
-    /// ``NSNotification/Name/NSUndoManagerDidOpenUndoGroup``.
+    /// Posts `Notification.Name.NSUndoManagerCheckpoint` (except when the group is a top-level one), then
+    /// `Notification.Name.NSUndoManagerDidOpenUndoGroup`.
     ///
     /// ```swift
     /// undoManager.beginUndoGrouping()
@@ -163,9 +163,9 @@ open class UndoManager: NSObject {
 
     /// Closes the innermost open undo group; stops the program when none is open.
     ///
-    /// Posts ``NSNotification/Name/NSUndoManagerCheckpoint``, ``NSNotification/Name/NSUndoManagerWillCloseUndoGroup``
+    /// Posts `Notification.Name.NSUndoManagerCheckpoint`, `Notification.Name.NSUndoManagerWillCloseUndoGroup`
     /// (with ``NSUndoManagerGroupIsDiscardableKey`` when the group holds only discardable actions), then
-    /// ``NSNotification/Name/NSUndoManagerDidCloseUndoGroup``. A closed nested group becomes one item of its
+    /// `Notification.Name.NSUndoManagerDidCloseUndoGroup`. A closed nested group becomes one item of its
     /// parent; a closed top-level group goes on the undo stack (the redo stack while undoing). Empty groups are
     /// dropped.
     ///
@@ -267,8 +267,8 @@ open class UndoManager: NSObject {
     /// Undoes the last undo group — the last top-level group, or, while a group is open, the last group closed
     /// inside it — recording what the operations register as one group on the redo stack.
     ///
-    /// Posts ``NSNotification/Name/NSUndoManagerCheckpoint`` and ``NSNotification/Name/NSUndoManagerWillUndoChange``
-    /// before undoing and ``NSNotification/Name/NSUndoManagerDidUndoChange`` after (with the redo group's
+    /// Posts `Notification.Name.NSUndoManagerCheckpoint` and `Notification.Name.NSUndoManagerWillUndoChange`
+    /// before undoing and `Notification.Name.NSUndoManagerDidUndoChange` after (with the redo group's
     /// open and close notifications in between); posts only the checkpoint when there is nothing to undo. Stops
     /// the program when operations were registered in the open group after its last nested group closed.
     ///
@@ -305,8 +305,8 @@ open class UndoManager: NSObject {
     /// undo stack. Closes an automatically opened event group first; stops the program when called during an
     /// undo or redo, or with another group open.
     ///
-    /// Posts ``NSNotification/Name/NSUndoManagerCheckpoint`` and ``NSNotification/Name/NSUndoManagerWillRedoChange``
-    /// before redoing and ``NSNotification/Name/NSUndoManagerDidRedoChange`` after.
+    /// Posts `Notification.Name.NSUndoManagerCheckpoint` and `Notification.Name.NSUndoManagerWillRedoChange`
+    /// before redoing and `Notification.Name.NSUndoManagerDidRedoChange` after.
     ///
     /// ```swift
     /// undoManager.redo()
@@ -372,7 +372,7 @@ open class UndoManager: NSObject {
         !undoStack.isEmpty || undoSideOpenGroupsHaveActions
     }
 
-    /// Whether there is anything to redo. Posts ``NSNotification/Name/NSUndoManagerCheckpoint`` first, so that
+    /// Whether there is anything to redo. Posts `Notification.Name.NSUndoManagerCheckpoint` first, so that
     /// observers can record pending changes (which clear the redo stack).
     ///
     /// ```swift

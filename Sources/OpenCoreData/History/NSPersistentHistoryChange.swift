@@ -83,7 +83,7 @@ open class NSPersistentHistoryChange: NSObject, NSCopying, KeyValueCoding {
     // MARK: Key-value coding
 
     /// The value of a property by name. `changedEntity` is the changed object's entity description (in history
-    /// fetch predicates, `changedEntity == %@` takes an entity description: see ``HistoryChangeRow``).
+    /// fetch predicates, `changedEntity == %@` takes an entity description: see `HistoryChangeRow`).
     ///
     /// For example:
     /// ```swift

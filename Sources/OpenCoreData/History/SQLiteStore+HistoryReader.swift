@@ -61,7 +61,7 @@ extension SQLiteStore {
     }
 
     /// The predicate of a history fetch request as this store's rows answer it (``HistoryTransactionRow``,
-    /// ``HistoryChangeRow``): a token becomes the number of the transaction it ends with in this store (0 for a token
+    /// `HistoryChangeRow`): a token becomes the number of the transaction it ends with in this store (0 for a token
     /// that does not name the store), an entity description the store's number of the entity of that name (-1 when the
     /// store has none). A token naming a transaction that is not in this store's history — deleted, or the token of a
     /// history still empty — throws `NSPersistentHistoryTokenExpiredError`, as Apple's Core Data does (iOS 18).

@@ -225,7 +225,7 @@ extension NSManagedObject {
 enum KeyPathValues {
     /// The rest of a key path on a value: a managed object's own `value(forKeyPath:)` (whose attribute values are
     /// already `NSNumber`s), else key-value coding on the value, whose computed numbers (collection operators, string
-    /// lengths) come back as Apple's do, as `NSNumber`s (``FoundationBridging``).
+    /// lengths) come back as Apple's do, as `NSNumber`s (`FoundationBridging`).
     static func value(of root: Any?, keyPath: String) -> Any? {
         guard let root else { return nil }
         if let object = root as? NSManagedObject, !keyPath.hasPrefix("@") { return object.value(forKeyPath: keyPath) }

@@ -104,7 +104,7 @@ open class NSComparisonPredicate: NSPredicate, @unchecked Sendable { // Immutabl
     }
 
     /// A comparison by a method of the left value taking the right value (`isEqualToString:`, `hasPrefix:`,
-    /// `containsObject:`, … — see the documentation of ``PredicateFunctions`` for the supported methods).
+    /// `containsObject:`, … — see the documentation of `PredicateFunctions` for the supported methods).
     ///
     /// ```swift
     /// let p = NSComparisonPredicate(leftExpression: NSExpression(forKeyPath: "name"),

@@ -300,7 +300,7 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable { // Immutable
 
     /// The constant of a constant expression (`nil` for `NULL`), as Apple's Foundation hands it out: numbers and
     /// booleans as `NSNumber` (so `as? Int`, `as? Double` and `as? Bool` succeed wherever they do on Apple platforms),
-    /// decimals as `NSDecimalNumber`, collections element by element (see ``FoundationBridging``).
+    /// decimals as `NSDecimalNumber`, collections element by element (see `FoundationBridging`).
     ///
     /// ```swift
     /// NSExpression(format: "'x'").constantValue // "x"

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Lets the evaluator (and ``FoundationBridging``) look inside an `Optional` that was boxed in `Any`.
+/// Lets the evaluator (and `FoundationBridging`) look inside an `Optional` that was boxed in `Any`.
 protocol AnyOptionalBox {
     var wrappedAny: Any? { get }
 }

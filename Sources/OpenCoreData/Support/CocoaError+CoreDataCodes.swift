@@ -184,7 +184,7 @@ extension CocoaError {
     /// Deprecated spelling of ``CocoaError/persistentStoreIncompleteSave`` (`NSPersistentStoreIncompleteSaveError`).
     @available(*, deprecated, renamed: "persistentStoreIncompleteSave")
     public static var persistentStoreIncompleteSaveError: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreIncompleteSaveError) }
-    /// Deprecated spelling of ``CocoaError/persistentStoreSaveConflicts`` (`NSPersistentStoreSaveConflictsError`).
+    /// Deprecated spelling of `CocoaError.persistentStoreSaveConflicts` (`NSPersistentStoreSaveConflictsError`).
     @available(*, deprecated, renamed: "persistentStoreSaveConflicts")
     public static var persistentStoreSaveConflictsError: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreSaveConflictsError) }
     /// Deprecated spelling of ``CocoaError/coreData`` (`NSCoreDataError`).

@@ -110,130 +110,130 @@ extension CocoaError.Code {
 ///     // Still compiles (with a deprecation warning and a fix-it), as it does against Apple's SDK:
 ///     let code = CocoaError.Code.managedObjectMergeError   // same value as .managedObjectMerge
 extension CocoaError.Code {
-    /// Deprecated spelling of ``CocoaError.Code/managedObjectValidation`` (`NSManagedObjectValidationError`).
+    /// Deprecated spelling of `CocoaError.Code.managedObjectValidation` (`NSManagedObjectValidationError`).
     @available(*, deprecated, renamed: "managedObjectValidation")
     public static var managedObjectValidationError: CocoaError.Code { CocoaError.Code(rawValue: NSManagedObjectValidationError) }
-    /// Deprecated spelling of ``CocoaError.Code/validationMultipleErrors`` (`NSValidationMultipleErrorsError`).
+    /// Deprecated spelling of `CocoaError.Code.validationMultipleErrors` (`NSValidationMultipleErrorsError`).
     @available(*, deprecated, renamed: "validationMultipleErrors")
     public static var validationMultipleErrorsError: CocoaError.Code { CocoaError.Code(rawValue: NSValidationMultipleErrorsError) }
-    /// Deprecated spelling of ``CocoaError.Code/validationMissingMandatoryProperty`` (`NSValidationMissingMandatoryPropertyError`).
+    /// Deprecated spelling of `CocoaError.Code.validationMissingMandatoryProperty` (`NSValidationMissingMandatoryPropertyError`).
     @available(*, deprecated, renamed: "validationMissingMandatoryProperty")
     public static var validationMissingMandatoryPropertyError: CocoaError.Code { CocoaError.Code(rawValue: NSValidationMissingMandatoryPropertyError) }
-    /// Deprecated spelling of ``CocoaError.Code/validationRelationshipLacksMinimumCount`` (`NSValidationRelationshipLacksMinimumCountError`).
+    /// Deprecated spelling of `CocoaError.Code.validationRelationshipLacksMinimumCount` (`NSValidationRelationshipLacksMinimumCountError`).
     @available(*, deprecated, renamed: "validationRelationshipLacksMinimumCount")
     public static var validationRelationshipLacksMinimumCountError: CocoaError.Code { CocoaError.Code(rawValue: NSValidationRelationshipLacksMinimumCountError) }
-    /// Deprecated spelling of ``CocoaError.Code/validationRelationshipExceedsMaximumCount`` (`NSValidationRelationshipExceedsMaximumCountError`).
+    /// Deprecated spelling of `CocoaError.Code.validationRelationshipExceedsMaximumCount` (`NSValidationRelationshipExceedsMaximumCountError`).
     @available(*, deprecated, renamed: "validationRelationshipExceedsMaximumCount")
     public static var validationRelationshipExceedsMaximumCountError: CocoaError.Code { CocoaError.Code(rawValue: NSValidationRelationshipExceedsMaximumCountError) }
-    /// Deprecated spelling of ``CocoaError.Code/validationRelationshipDeniedDelete`` (`NSValidationRelationshipDeniedDeleteError`).
+    /// Deprecated spelling of `CocoaError.Code.validationRelationshipDeniedDelete` (`NSValidationRelationshipDeniedDeleteError`).
     @available(*, deprecated, renamed: "validationRelationshipDeniedDelete")
     public static var validationRelationshipDeniedDeleteError: CocoaError.Code { CocoaError.Code(rawValue: NSValidationRelationshipDeniedDeleteError) }
-    /// Deprecated spelling of ``CocoaError.Code/validationNumberTooLarge`` (`NSValidationNumberTooLargeError`).
+    /// Deprecated spelling of `CocoaError.Code.validationNumberTooLarge` (`NSValidationNumberTooLargeError`).
     @available(*, deprecated, renamed: "validationNumberTooLarge")
     public static var validationNumberTooLargeError: CocoaError.Code { CocoaError.Code(rawValue: NSValidationNumberTooLargeError) }
-    /// Deprecated spelling of ``CocoaError.Code/validationNumberTooSmall`` (`NSValidationNumberTooSmallError`).
+    /// Deprecated spelling of `CocoaError.Code.validationNumberTooSmall` (`NSValidationNumberTooSmallError`).
     @available(*, deprecated, renamed: "validationNumberTooSmall")
     public static var validationNumberTooSmallError: CocoaError.Code { CocoaError.Code(rawValue: NSValidationNumberTooSmallError) }
-    /// Deprecated spelling of ``CocoaError.Code/validationDateTooLate`` (`NSValidationDateTooLateError`).
+    /// Deprecated spelling of `CocoaError.Code.validationDateTooLate` (`NSValidationDateTooLateError`).
     @available(*, deprecated, renamed: "validationDateTooLate")
     public static var validationDateTooLateError: CocoaError.Code { CocoaError.Code(rawValue: NSValidationDateTooLateError) }
-    /// Deprecated spelling of ``CocoaError.Code/validationDateTooSoon`` (`NSValidationDateTooSoonError`).
+    /// Deprecated spelling of `CocoaError.Code.validationDateTooSoon` (`NSValidationDateTooSoonError`).
     @available(*, deprecated, renamed: "validationDateTooSoon")
     public static var validationDateTooSoonError: CocoaError.Code { CocoaError.Code(rawValue: NSValidationDateTooSoonError) }
-    /// Deprecated spelling of ``CocoaError.Code/validationInvalidDate`` (`NSValidationInvalidDateError`).
+    /// Deprecated spelling of `CocoaError.Code.validationInvalidDate` (`NSValidationInvalidDateError`).
     @available(*, deprecated, renamed: "validationInvalidDate")
     public static var validationInvalidDateError: CocoaError.Code { CocoaError.Code(rawValue: NSValidationInvalidDateError) }
-    /// Deprecated spelling of ``CocoaError.Code/validationStringTooLong`` (`NSValidationStringTooLongError`).
+    /// Deprecated spelling of `CocoaError.Code.validationStringTooLong` (`NSValidationStringTooLongError`).
     @available(*, deprecated, renamed: "validationStringTooLong")
     public static var validationStringTooLongError: CocoaError.Code { CocoaError.Code(rawValue: NSValidationStringTooLongError) }
-    /// Deprecated spelling of ``CocoaError.Code/validationStringTooShort`` (`NSValidationStringTooShortError`).
+    /// Deprecated spelling of `CocoaError.Code.validationStringTooShort` (`NSValidationStringTooShortError`).
     @available(*, deprecated, renamed: "validationStringTooShort")
     public static var validationStringTooShortError: CocoaError.Code { CocoaError.Code(rawValue: NSValidationStringTooShortError) }
-    /// Deprecated spelling of ``CocoaError.Code/validationStringPatternMatching`` (`NSValidationStringPatternMatchingError`).
+    /// Deprecated spelling of `CocoaError.Code.validationStringPatternMatching` (`NSValidationStringPatternMatchingError`).
     @available(*, deprecated, renamed: "validationStringPatternMatching")
     public static var validationStringPatternMatchingError: CocoaError.Code { CocoaError.Code(rawValue: NSValidationStringPatternMatchingError) }
-    /// Deprecated spelling of ``CocoaError.Code/managedObjectContextLocking`` (`NSManagedObjectContextLockingError`).
+    /// Deprecated spelling of `CocoaError.Code.managedObjectContextLocking` (`NSManagedObjectContextLockingError`).
     @available(*, deprecated, renamed: "managedObjectContextLocking")
     public static var managedObjectContextLockingError: CocoaError.Code { CocoaError.Code(rawValue: NSManagedObjectContextLockingError) }
-    /// Deprecated spelling of ``CocoaError.Code/persistentStoreCoordinatorLocking`` (`NSPersistentStoreCoordinatorLockingError`).
+    /// Deprecated spelling of `CocoaError.Code.persistentStoreCoordinatorLocking` (`NSPersistentStoreCoordinatorLockingError`).
     @available(*, deprecated, renamed: "persistentStoreCoordinatorLocking")
     public static var persistentStoreCoordinatorLockingError: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreCoordinatorLockingError) }
-    /// Deprecated spelling of ``CocoaError.Code/managedObjectReferentialIntegrity`` (`NSManagedObjectReferentialIntegrityError`).
+    /// Deprecated spelling of `CocoaError.Code.managedObjectReferentialIntegrity` (`NSManagedObjectReferentialIntegrityError`).
     @available(*, deprecated, renamed: "managedObjectReferentialIntegrity")
     public static var managedObjectReferentialIntegrityError: CocoaError.Code { CocoaError.Code(rawValue: NSManagedObjectReferentialIntegrityError) }
-    /// Deprecated spelling of ``CocoaError.Code/managedObjectExternalRelationship`` (`NSManagedObjectExternalRelationshipError`).
+    /// Deprecated spelling of `CocoaError.Code.managedObjectExternalRelationship` (`NSManagedObjectExternalRelationshipError`).
     @available(*, deprecated, renamed: "managedObjectExternalRelationship")
     public static var managedObjectExternalRelationshipError: CocoaError.Code { CocoaError.Code(rawValue: NSManagedObjectExternalRelationshipError) }
-    /// Deprecated spelling of ``CocoaError.Code/managedObjectMerge`` (`NSManagedObjectMergeError`).
+    /// Deprecated spelling of `CocoaError.Code.managedObjectMerge` (`NSManagedObjectMergeError`).
     @available(*, deprecated, renamed: "managedObjectMerge")
     public static var managedObjectMergeError: CocoaError.Code { CocoaError.Code(rawValue: NSManagedObjectMergeError) }
-    /// Deprecated spelling of ``CocoaError.Code/managedObjectConstraintMerge`` (`NSManagedObjectConstraintMergeError`).
+    /// Deprecated spelling of `CocoaError.Code.managedObjectConstraintMerge` (`NSManagedObjectConstraintMergeError`).
     @available(*, deprecated, renamed: "managedObjectConstraintMerge")
     public static var managedObjectConstraintMergeError: CocoaError.Code { CocoaError.Code(rawValue: NSManagedObjectConstraintMergeError) }
-    /// Deprecated spelling of ``CocoaError.Code/persistentStoreInvalidType`` (`NSPersistentStoreInvalidTypeError`).
+    /// Deprecated spelling of `CocoaError.Code.persistentStoreInvalidType` (`NSPersistentStoreInvalidTypeError`).
     @available(*, deprecated, renamed: "persistentStoreInvalidType")
     public static var persistentStoreInvalidTypeError: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreInvalidTypeError) }
-    /// Deprecated spelling of ``CocoaError.Code/persistentStoreTypeMismatch`` (`NSPersistentStoreTypeMismatchError`).
+    /// Deprecated spelling of `CocoaError.Code.persistentStoreTypeMismatch` (`NSPersistentStoreTypeMismatchError`).
     @available(*, deprecated, renamed: "persistentStoreTypeMismatch")
     public static var persistentStoreTypeMismatchError: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreTypeMismatchError) }
-    /// Deprecated spelling of ``CocoaError.Code/persistentStoreIncompatibleSchema`` (`NSPersistentStoreIncompatibleSchemaError`).
+    /// Deprecated spelling of `CocoaError.Code.persistentStoreIncompatibleSchema` (`NSPersistentStoreIncompatibleSchemaError`).
     @available(*, deprecated, renamed: "persistentStoreIncompatibleSchema")
     public static var persistentStoreIncompatibleSchemaError: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreIncompatibleSchemaError) }
-    /// Deprecated spelling of ``CocoaError.Code/persistentStoreSave`` (`NSPersistentStoreSaveError`).
+    /// Deprecated spelling of `CocoaError.Code.persistentStoreSave` (`NSPersistentStoreSaveError`).
     @available(*, deprecated, renamed: "persistentStoreSave")
     public static var persistentStoreSaveError: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreSaveError) }
-    /// Deprecated spelling of ``CocoaError.Code/persistentStoreIncompleteSave`` (`NSPersistentStoreIncompleteSaveError`).
+    /// Deprecated spelling of `CocoaError.Code.persistentStoreIncompleteSave` (`NSPersistentStoreIncompleteSaveError`).
     @available(*, deprecated, renamed: "persistentStoreIncompleteSave")
     public static var persistentStoreIncompleteSaveError: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreIncompleteSaveError) }
-    /// Deprecated spelling of ``CocoaError.Code/persistentStoreSaveConflicts`` (`NSPersistentStoreSaveConflictsError`).
+    /// Deprecated spelling of `CocoaError.Code.persistentStoreSaveConflicts` (`NSPersistentStoreSaveConflictsError`).
     @available(*, deprecated, renamed: "persistentStoreSaveConflicts")
     public static var persistentStoreSaveConflictsError: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreSaveConflictsError) }
-    /// Deprecated spelling of ``CocoaError.Code/coreData`` (`NSCoreDataError`).
+    /// Deprecated spelling of `CocoaError.Code.coreData` (`NSCoreDataError`).
     @available(*, deprecated, renamed: "coreData")
     public static var coreDataError: CocoaError.Code { CocoaError.Code(rawValue: NSCoreDataError) }
-    /// Deprecated spelling of ``CocoaError.Code/persistentStoreOperation`` (`NSPersistentStoreOperationError`).
+    /// Deprecated spelling of `CocoaError.Code.persistentStoreOperation` (`NSPersistentStoreOperationError`).
     @available(*, deprecated, renamed: "persistentStoreOperation")
     public static var persistentStoreOperationError: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreOperationError) }
-    /// Deprecated spelling of ``CocoaError.Code/persistentStoreOpen`` (`NSPersistentStoreOpenError`).
+    /// Deprecated spelling of `CocoaError.Code.persistentStoreOpen` (`NSPersistentStoreOpenError`).
     @available(*, deprecated, renamed: "persistentStoreOpen")
     public static var persistentStoreOpenError: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreOpenError) }
-    /// Deprecated spelling of ``CocoaError.Code/persistentStoreTimeout`` (`NSPersistentStoreTimeoutError`).
+    /// Deprecated spelling of `CocoaError.Code.persistentStoreTimeout` (`NSPersistentStoreTimeoutError`).
     @available(*, deprecated, renamed: "persistentStoreTimeout")
     public static var persistentStoreTimeoutError: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreTimeoutError) }
-    /// Deprecated spelling of ``CocoaError.Code/persistentStoreUnsupportedRequestType`` (`NSPersistentStoreUnsupportedRequestTypeError`).
+    /// Deprecated spelling of `CocoaError.Code.persistentStoreUnsupportedRequestType` (`NSPersistentStoreUnsupportedRequestTypeError`).
     @available(*, deprecated, renamed: "persistentStoreUnsupportedRequestType")
     public static var persistentStoreUnsupportedRequestTypeError: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreUnsupportedRequestTypeError) }
-    /// Deprecated spelling of ``CocoaError.Code/persistentStoreIncompatibleVersionHash`` (`NSPersistentStoreIncompatibleVersionHashError`).
+    /// Deprecated spelling of `CocoaError.Code.persistentStoreIncompatibleVersionHash` (`NSPersistentStoreIncompatibleVersionHashError`).
     @available(*, deprecated, renamed: "persistentStoreIncompatibleVersionHash")
     public static var persistentStoreIncompatibleVersionHashError: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreIncompatibleVersionHashError) }
-    /// Deprecated spelling of ``CocoaError.Code/migration`` (`NSMigrationError`).
+    /// Deprecated spelling of `CocoaError.Code.migration` (`NSMigrationError`).
     @available(*, deprecated, renamed: "migration")
     public static var migrationError: CocoaError.Code { CocoaError.Code(rawValue: NSMigrationError) }
-    /// Deprecated spelling of ``CocoaError.Code/migrationCancelled`` (`NSMigrationCancelledError`).
+    /// Deprecated spelling of `CocoaError.Code.migrationCancelled` (`NSMigrationCancelledError`).
     @available(*, deprecated, renamed: "migrationCancelled")
     public static var migrationCancelledError: CocoaError.Code { CocoaError.Code(rawValue: NSMigrationCancelledError) }
-    /// Deprecated spelling of ``CocoaError.Code/migrationMissingSourceModel`` (`NSMigrationMissingSourceModelError`).
+    /// Deprecated spelling of `CocoaError.Code.migrationMissingSourceModel` (`NSMigrationMissingSourceModelError`).
     @available(*, deprecated, renamed: "migrationMissingSourceModel")
     public static var migrationMissingSourceModelError: CocoaError.Code { CocoaError.Code(rawValue: NSMigrationMissingSourceModelError) }
-    /// Deprecated spelling of ``CocoaError.Code/migrationMissingMappingModel`` (`NSMigrationMissingMappingModelError`).
+    /// Deprecated spelling of `CocoaError.Code.migrationMissingMappingModel` (`NSMigrationMissingMappingModelError`).
     @available(*, deprecated, renamed: "migrationMissingMappingModel")
     public static var migrationMissingMappingModelError: CocoaError.Code { CocoaError.Code(rawValue: NSMigrationMissingMappingModelError) }
-    /// Deprecated spelling of ``CocoaError.Code/migrationManagerSourceStore`` (`NSMigrationManagerSourceStoreError`).
+    /// Deprecated spelling of `CocoaError.Code.migrationManagerSourceStore` (`NSMigrationManagerSourceStoreError`).
     @available(*, deprecated, renamed: "migrationManagerSourceStore")
     public static var migrationManagerSourceStoreError: CocoaError.Code { CocoaError.Code(rawValue: NSMigrationManagerSourceStoreError) }
-    /// Deprecated spelling of ``CocoaError.Code/migrationManagerDestinationStore`` (`NSMigrationManagerDestinationStoreError`).
+    /// Deprecated spelling of `CocoaError.Code.migrationManagerDestinationStore` (`NSMigrationManagerDestinationStoreError`).
     @available(*, deprecated, renamed: "migrationManagerDestinationStore")
     public static var migrationManagerDestinationStoreError: CocoaError.Code { CocoaError.Code(rawValue: NSMigrationManagerDestinationStoreError) }
-    /// Deprecated spelling of ``CocoaError.Code/entityMigrationPolicy`` (`NSEntityMigrationPolicyError`).
+    /// Deprecated spelling of `CocoaError.Code.entityMigrationPolicy` (`NSEntityMigrationPolicyError`).
     @available(*, deprecated, renamed: "entityMigrationPolicy")
     public static var entityMigrationPolicyError: CocoaError.Code { CocoaError.Code(rawValue: NSEntityMigrationPolicyError) }
-    /// Deprecated spelling of ``CocoaError.Code/sqlite`` (`NSSQLiteError`).
+    /// Deprecated spelling of `CocoaError.Code.sqlite` (`NSSQLiteError`).
     @available(*, deprecated, renamed: "sqlite")
     public static var sqliteError: CocoaError.Code { CocoaError.Code(rawValue: NSSQLiteError) }
-    /// Deprecated spelling of ``CocoaError.Code/inferredMappingModel`` (`NSInferredMappingModelError`).
+    /// Deprecated spelling of `CocoaError.Code.inferredMappingModel` (`NSInferredMappingModelError`).
     @available(*, deprecated, renamed: "inferredMappingModel")
     public static var inferredMappingModelError: CocoaError.Code { CocoaError.Code(rawValue: NSInferredMappingModelError) }
-    /// Deprecated spelling of ``CocoaError.Code/externalRecordImport`` (`NSExternalRecordImportError`).
+    /// Deprecated spelling of `CocoaError.Code.externalRecordImport` (`NSExternalRecordImportError`).
     @available(*, deprecated, renamed: "externalRecordImport")
     public static var externalRecordImportError: CocoaError.Code { CocoaError.Code(rawValue: NSExternalRecordImportError) }
 }

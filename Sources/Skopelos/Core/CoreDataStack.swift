@@ -52,7 +52,12 @@ public final class CoreDataStack: @unchecked Sendable {  // immutable after init
     /// ```swift
     /// let stack = CoreDataStack(storeType: .sqlite, modelURL: Bundle.module.url(forResource: "Moody", withExtension: "xcdatamodeld")!)
     /// ```
-    /// - Parameter storeURL: the SQLite file; by default `<Documents>/<model name>.sqlite`, as the seed.
+    /// - Parameters:
+    ///   - storeType: SQLite or in-memory.
+    ///   - modelURL: the model file.
+    ///   - storeURL: the SQLite file; by default `<Documents>/<model name>.sqlite`, as the seed.
+    ///   - options: the store options; by default automatic lightweight migration.
+    ///   - appStateReactor: what saves the stack when the process is told to stop.
     public convenience init(storeType: StoreType, modelURL: URL, storeURL: URL? = nil,
                             options: [String: Any] = CoreDataStack.autoMigratingOptions,
                             appStateReactor: AppStateReactor = AppStateReactor()) {
