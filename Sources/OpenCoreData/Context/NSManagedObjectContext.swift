@@ -464,21 +464,6 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     private var name_: String? { _name }
 }
 
-/// Marks the main queue, so that code running on it off the main thread is recognised.
-enum MainQueueMark {
-    static let key: DispatchSpecificKey<Bool> = {
-        let key = DispatchSpecificKey<Bool>()
-        DispatchQueue.main.setSpecific(key: key, value: true)
-        return key
-    }()
-
-    /// Set while a thread that holds the main queue waits in `performAndWait` on another context's queue.
-    @TaskLocal static var heldBySyncCaller = false
-
-    /// Whether the current thread holds the main queue (runs on it, or waits on another queue from it).
-    static var isHeld: Bool { DispatchQueue.getSpecific(key: key) != nil || heldBySyncCaller }
-}
-
 /// Marks a private queue with the context that owns it.
 final class QueueIdentity: @unchecked Sendable {
     // @unchecked Sendable: holds only a weak reference, read to compare identity.

@@ -158,7 +158,7 @@ extension NSPersistentStoreCoordinator {
     func postStoresDidChangeNotification(userInfo: [AnyHashable: Any]) {
         let notification = Notification(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: userInfo)
         NotificationCenter.default.post(notification)
-        if TypedMessagePosting.isOnMainQueue {
+        if MainQueueMark.isRunning {
             TypedMessagePosting.postOnMainActor(StoresDidChangeMessage.self, from: notification, subject: self)
         } else {
             TypedMessagePosting.postAsync(StoresDidChangeAsyncMessage.self, from: notification, subject: self)

@@ -9,15 +9,6 @@ extension NSPersistentStoreCoordinator {
     /// let request = NSPersistentHistoryChangeRequest.fetchHistory(after: start)
     /// ```
     public func currentPersistentHistoryToken(fromStores stores: [Any]?) -> NSPersistentHistoryToken? {
-        currentHistoryToken(fromStores: stores)
-    }
-
-    /// Whether one of the coordinator's stores keeps persistent history (its token is then worth reading).
-    var anyStoreKeepsHistory: Bool {
-        persistentStores.contains { ($0 as? SQLiteStore)?.history?.hasTables == true }
-    }
-
-    private func currentHistoryToken(fromStores stores: [Any]?) -> NSPersistentHistoryToken? {
         let candidates = stores?.compactMap { $0 as? NSPersistentStore } ?? persistentStores
         return withLock {
             var numbers: [String: Int64] = [:]
@@ -27,5 +18,10 @@ extension NSPersistentStoreCoordinator {
             }
             return numbers.isEmpty ? nil : NSPersistentHistoryToken(transactionNumbers: numbers)
         }
+    }
+
+    /// Whether one of the coordinator's stores keeps persistent history (its token is then worth reading).
+    var anyStoreKeepsHistory: Bool {
+        persistentStores.contains { ($0 as? SQLiteStore)?.history?.hasTables == true }
     }
 }

@@ -150,7 +150,7 @@ extension NSManagedObject {
     /// ```
     public func _observeAnyChange(willChange: @escaping (NSManagedObject) -> Void) -> NSKeyValueObservation {
         checkObjectConfinement()
-        let record = AnyChangeObservationRecord(object: self, handler: willChange)
+        let record = AnyChangeObservationRecord(handler: willChange)
         addKeyValueObservation(record)
         return NSKeyValueObservation(validity: record.validity)
     }
@@ -311,7 +311,7 @@ final class AnyChangeObservationRecord: KeyValueObservationRecord {
     /// Whether the handler ran during the current event.
     private var toldInEvent = false
 
-    init(object: NSManagedObject, handler: @escaping (NSManagedObject) -> Void) {
+    init(handler: @escaping (NSManagedObject) -> Void) {
         self.handler = handler
     }
 

@@ -12,17 +12,6 @@ import Foundation
 /// TypedMessagePosting.postAsync(MyAsyncMessage.makeMessage(notification), subject: coordinator)
 /// ```
 enum TypedMessagePosting {
-    /// Marks the main queue, so that code running on it off the main thread (Linux: `dispatchMain()`, an async `main`)
-    /// is recognised as being on the main actor.
-    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
-        let key = DispatchSpecificKey<Bool>()
-        DispatchQueue.main.setSpecific(key: key, value: true)
-        return key
-    }()
-
-    /// Whether the current code runs on the main queue, where the main actor runs.
-    static var isOnMainQueue: Bool { Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil }
-
     /// Posts the main-actor message `make` builds from `notification`. On the main queue it is posted at once, as
     /// Apple's are; from elsewhere (a main-queue context run inline while another thread holds the main queue) it is
     /// posted on the main queue as soon as that is free.
@@ -32,7 +21,7 @@ enum TypedMessagePosting {
         // The box carries the values into the main actor's closure: run at once on this thread (the main queue), or
         // later on the main queue, never on two threads at a time.
         let box = UncheckedSendableBox((notification, subject))
-        if isOnMainQueue {
+        if MainQueueMark.isRunning {
             MainActor.assumeIsolated {
                 if let message = Message.makeMessage(box.value.0) { NotificationCenter.default.post(message, subject: box.value.1) }
             }
