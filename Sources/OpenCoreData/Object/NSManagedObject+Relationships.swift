@@ -243,6 +243,15 @@ extension NSManagedObject {
             return add ? members.insert(object) : members.remove(object)
         }
         guard changed || inverseOfChange else { return }
+        if !changed, relationship.inverseRelationship?.isToMany == true, var committed = committedToMany[index],
+           committed.contains(object.objectID) == add {
+            // A many-to-many list read at another time than the other side already agreed: the other side read the
+            // pair as the change found it (there, for a removal; not there, for an addition), and so do the committed
+            // members now. The change then reads as this side's too: a merge's refresh re-applies it (it was lost,
+            // the list read back from the store), and a deletion's rules see the member left (stress seed 117).
+            if add { committed.removeAll { $0 == object.objectID } } else { committed.append(object.objectID) }
+            committedToMany[index] = committed
+        }
         _context?.noteToManyChanged(self, slot: index)
     }
 }
