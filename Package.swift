@@ -11,6 +11,8 @@ let package = Package(
         // Combine publishers over OpenCombine, for code ported from Apple platforms that uses Combine (optional: the
         // OpenCoreData product does not depend on it).
         .library(name: "OpenCoreDataCombine", targets: ["OpenCoreDataCombine"]),
+        // Apple's SwiftData API (`@Model`, `ModelContainer`, `ModelContext`, `FetchDescriptor`) over OpenCoreData.
+        .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
         .executable(name: "moody", targets: ["moody"]),
         .executable(name: "coredata", targets: ["coredata"]),
     ],
@@ -60,6 +62,8 @@ let package = Package(
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ]
         ),
+        // SwiftData's API on Linux: `import OpenSwiftData` where Apple platforms `import SwiftData`.
+        .target(name: "OpenSwiftData", dependencies: ["OpenCoreData"]),
         // The Skopelos data access layer (read / write over a main context and write contexts), on the public API.
         .target(name: "Skopelos", dependencies: ["OpenCoreData"]),
         // The objc.io Moody app as a terminal program.
@@ -84,6 +88,7 @@ let package = Package(
             resources: [.copy("Resources/DALModel.xcdatamodeld")]
         ),
         .testTarget(name: "OpenCoreDataCombineTests", dependencies: ["OpenCoreDataCombine", "OpenCoreData"]),
+        .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "OpenCoreData"]),
         // Expansion and diagnostic tests of the @Managed macros.
         .testTarget(
             name: "OpenCoreDataMacrosTests",

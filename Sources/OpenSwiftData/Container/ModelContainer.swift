@@ -1,0 +1,89 @@
+import Foundation
+import OpenCoreData
+
+/// The models' schema and the store that keeps them (SwiftData's `ModelContainer`): a Core Data persistent store
+/// coordinator over a SQLite store in Core Data's format, migrated automatically (lightweight) when the models change.
+///
+/// `Sendable`: share one container between actors and make a ``ModelContext`` (or a `@ModelActor`) in each.
+///
+/// ```swift
+/// let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+/// let context = ModelContext(container)
+/// context.insert(Trip(name: "Lisbon"))
+/// try context.save()
+/// ```
+public final class ModelContainer: @unchecked Sendable {
+    // @unchecked Sendable: the schema, configurations and coordinator are set once (the coordinator is thread-safe);
+    // the main context is made and used on the main actor only.
+
+    /// The models.
+    public let schema: Schema
+    /// The stores' configurations.
+    public let configurations: Set<ModelConfiguration>
+    /// The Core Data stack the contexts work on.
+    let coordinator: NSPersistentStoreCoordinator
+    private let mainContextBox = MainContextBox()
+
+    /// A container for `types` (and the models their relationships reach).
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(for: Trip.self, Stop.self)
+    /// ```
+    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
+        try self.init(for: Schema(forTypes), configurations: configurations)
+    }
+
+    /// A container for `schema`.
+    public convenience init(for givenSchema: Schema, configurations: ModelConfiguration...) throws {
+        try self.init(for: givenSchema, configurations: configurations)
+    }
+
+    /// A container for `schema`, with its stores as `configurations` say (the default store when empty).
+    ///
+    /// Throws ``SwiftDataError/loadIssueModelContainer`` (the Core Data error under it) when a store cannot be opened
+    /// or migrated, or a model has a property type that cannot be stored.
+    public init(for givenSchema: Schema, configurations: [ModelConfiguration]) throws {
+        schema = givenSchema
+        for entity in givenSchema.entities {
+            if let property = entity.unsupported.first {
+                throw SwiftDataError(.loadIssueModelContainer, "\(entity.name).\(property.name) has the type \(property.type), which is neither a model, an array of models, a stored scalar nor Codable.")
+            }
+        }
+        let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
+        guard configurations.count == 1 else {
+            throw SwiftDataError(.loadIssueModelContainer, "Only one configuration per container is supported on Linux so far (DEVIATIONS.md D1).")
+        }
+        self.configurations = Set(configurations)
+        coordinator = NSPersistentStoreCoordinator(managedObjectModel: givenSchema.managedObjectModel)
+        for configuration in configurations {
+            var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+            if !configuration.allowsSave { options[NSReadOnlyPersistentStoreOption] = true }
+            do {
+                if !configuration.isStoredInMemoryOnly {
+                    try FileManager.default.createDirectory(at: configuration.url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                }
+                _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: configuration.url, options: options)
+            } catch {
+                throw SwiftDataError(.loadIssueModelContainer, "The store at \(configuration.url.path) could not be opened: \(error)", underlying: error)
+            }
+        }
+    }
+
+    /// The context of the main actor, made on first use.
+    ///
+    /// ```swift
+    /// @MainActor func show() throws { print(try container.mainContext.fetchCount(FetchDescriptor<Trip>())) }
+    /// ```
+    @MainActor public var mainContext: ModelContext {
+        if let context = mainContextBox.context { return context }
+        let context = ModelContext(self)
+        mainContextBox.context = context
+        return context
+    }
+}
+
+/// Holds the main context (main actor only).
+private final class MainContextBox {
+    @MainActor var context: ModelContext?
+    nonisolated init() {}
+}

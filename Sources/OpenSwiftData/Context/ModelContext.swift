@@ -1,0 +1,238 @@
+import Foundation
+import OpenCoreData
+
+/// Inserts, fetches, changes, deletes and saves models (SwiftData's `ModelContext`), over a Core Data context on the
+/// container's coordinator: Core Data tracks the changes, keeps relationships' other sides, applies delete rules and
+/// uniqueness constraints (an insert of a model with a `.unique` value equal to a stored one updates that one), and
+/// saves in one transaction.
+///
+/// Not `Sendable`: use a context on the thread or actor that made it (`mainContext` on the main actor, a
+/// `@ModelActor`'s context in its actor), and pass ``PersistentIdentifier``s between them.
+///
+/// ```swift
+/// let context = ModelContext(container)
+/// let trip = Trip(name: "Lisbon")
+/// context.insert(trip)
+/// try context.save()
+/// let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+/// ```
+public final class ModelContext: Hashable {
+    /// The container the context works on.
+    public let container: ModelContainer
+    /// The Core Data context underneath.
+    let managedObjectContext: NSManagedObjectContext
+    /// The model instance of each object of this context that has one alive.
+    private var models: [ObjectIdentifier: WeakModel] = [:]
+    private var modelCountAfterPurge = 0
+
+    /// A context on `container`'s store.
+    public init(_ container: ModelContainer) {
+        self.container = container
+        managedObjectContext = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        managedObjectContext.persistentStoreCoordinator = container.coordinator
+        // An insert that collides with a stored model on a unique attribute updates that model (SwiftData's upsert).
+        managedObjectContext.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+    }
+
+    public static func == (lhs: ModelContext, rhs: ModelContext) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    // MARK: Changes
+
+    /// Inserts `model` (and the models its relationships refer to that are not inserted yet); it is saved with the
+    /// next `save()`. Inserting a model twice does nothing.
+    ///
+    /// ```swift
+    /// context.insert(Trip(name: "Lisbon"))
+    /// ```
+    public func insert<T: PersistentModel>(_ model: T) {
+        guard let backing = model.persistentBackingData as? ModelBackingData<T> else {
+            preconditionFailure("\(T.self) has backing data of another kind; insert models made by their initializers.")
+        }
+        if let object = backing.managedObject {
+            precondition(backing.context === self, "A model can be inserted into one context only; insert \(T.self) in its own context, or look it up by its persistentModelID.")
+            if object.isDeleted { managedObjectContext.insert(object) }
+            return
+        }
+        let entityName = Schema.entityName(of: T.self)
+        guard let entity = container.schema.managedObjectModel.entitiesByName[entityName] else {
+            preconditionFailure("\(T.self) is not in the container's schema; list it (or a model that refers to it) when making the container.")
+        }
+        let object = NSManagedObject(entity: entity, insertInto: managedObjectContext)
+        let pending = backing.attach(to: object, in: self)
+        register(model, for: object)
+        for property in ModelLayout.of(T.self).properties {
+            guard let value = pending[property.name] else { continue }
+            ModelValues.write(value, to: property, of: object, in: self)
+        }
+    }
+
+    /// Deletes `model`: the deletion is saved with the next `save()`, and the delete rules of its relationships apply.
+    ///
+    /// ```swift
+    /// context.delete(trip)   // its stops go too with a cascade rule
+    /// ```
+    public func delete<T: PersistentModel>(_ model: T) {
+        guard let backing = model.persistentBackingData as? ModelBackingData<T>, let object = backing.managedObject, backing.context === self else { return }
+        managedObjectContext.delete(object)
+    }
+
+    /// Deletes every `model` the predicate matches (all of them when nil), with the next `save()`.
+    ///
+    /// ```swift
+    /// try context.delete(model: Trip.self, where: #Predicate { $0.name == "" })
+    /// ```
+    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+        let request: NSFetchRequest<NSManagedObject> = try FetchDescriptor<T>(predicate: predicate).fetchRequest(.managedObjectResultType)
+        request.includesSubentities = includeSubclasses
+        for object in try managedObjectContext.fetch(request) {
+            managedObjectContext.delete(object)
+        }
+    }
+
+    /// Whether there are unsaved insertions, changes or deletions.
+    public var hasChanges: Bool { managedObjectContext.hasChanges }
+
+    /// The models inserted since the last save.
+    public var insertedModelsArray: [any PersistentModel] { managedObjectContext.insertedObjects.map(model(for:)) }
+    /// The models changed since the last save.
+    public var changedModelsArray: [any PersistentModel] { managedObjectContext.updatedObjects.map(model(for:)) }
+    /// The models deleted since the last save.
+    public var deletedModelsArray: [any PersistentModel] { managedObjectContext.deletedObjects.map(model(for:)) }
+
+    /// Saves the insertions, changes and deletions in one transaction. Throws Core Data's error (validation,
+    /// conflicts, the store's) and keeps the changes when it fails.
+    ///
+    /// ```swift
+    /// try context.save()
+    /// ```
+    public func save() throws {
+        guard managedObjectContext.hasChanges else { return }
+        NotificationCenter.default.post(name: Self.willSave, object: self)
+        let inserted = managedObjectContext.insertedObjects, updated = managedObjectContext.updatedObjects, deleted = managedObjectContext.deletedObjects
+        let deletedIDs = deleted.map { PersistentIdentifier($0.objectID) }
+        try managedObjectContext.save()
+        NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: [
+            NotificationKey.insertedIdentifiers.rawValue: inserted.map { PersistentIdentifier($0.objectID) },
+            NotificationKey.updatedIdentifiers.rawValue: updated.map { PersistentIdentifier($0.objectID) },
+            NotificationKey.deletedIdentifiers.rawValue: deletedIDs,
+        ])
+    }
+
+    /// Discards the unsaved changes: inserted models leave the context, changed and deleted ones are as saved.
+    public func rollback() {
+        managedObjectContext.rollback()
+    }
+
+    /// Runs `block`, then saves; when `block` or the save throws, the changes are rolled back and the error rethrown.
+    ///
+    /// ```swift
+    /// try context.transaction {
+    ///     context.insert(Trip(name: "Porto"))
+    ///     context.delete(old)
+    /// }
+    /// ```
+    public func transaction(block: () throws -> Void) throws {
+        do {
+            try block()
+            try save()
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    /// Finishes the current event: delete rules and relationship changes are applied, and observers told.
+    public func processPendingChanges() {
+        managedObjectContext.processPendingChanges()
+    }
+
+    // MARK: Models by identifier
+
+    /// The model with `persistentModelID`: the registered one, else one over its row (read when first used).
+    ///
+    /// ```swift
+    /// let trip = context.model(for: id) as? Trip
+    /// ```
+    public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
+        guard let objectID = resolve(persistentModelID) else {
+            preconditionFailure("\(persistentModelID) does not name a row of this context's stores.")
+        }
+        return model(for: managedObjectContext.object(with: objectID))
+    }
+
+    /// The model with `persistentModelID` if this context has it registered (nil otherwise, or if it is not a `T`).
+    ///
+    /// ```swift
+    /// let trip: Trip? = context.registeredModel(for: id)
+    /// ```
+    public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
+        guard let objectID = resolve(persistentModelID), let object = managedObjectContext.registeredObject(for: objectID) else { return nil }
+        return model(for: object) as? T
+    }
+
+    private func resolve(_ identifier: PersistentIdentifier) -> NSManagedObjectID? {
+        if let objectID = identifier.objectID { return objectID }
+        return identifier.uriRepresentation.flatMap { container.coordinator.managedObjectID(forURIRepresentation: $0) }
+    }
+
+    // MARK: Objects and models
+
+    /// The model of one of this context's objects (made on first use).
+    func model(for object: NSManagedObject) -> any PersistentModel {
+        if let model = models[ObjectIdentifier(object)]?.model as? any PersistentModel { return model }
+        guard let type = container.schema.modelTypes[object.entity.name ?? ""] else {
+            preconditionFailure("No model class in the schema has the entity \(object.entity.name ?? "?").")
+        }
+        let model = makeModel(type, over: object)
+        register(model, for: object)
+        return model
+    }
+
+    private func makeModel<M: PersistentModel>(_ type: M.Type, over object: NSManagedObject) -> M {
+        M(backingData: ModelBackingData<M>(object: object, context: self))
+    }
+
+    /// The object of `model` in this context: its own, or (a model not inserted yet) the one inserting it makes.
+    func managedObject(for model: any PersistentModel) -> NSManagedObject {
+        managedObject(of: model)
+    }
+
+    private func managedObject<M: PersistentModel>(of model: M) -> NSManagedObject {
+        guard let backing = model.persistentBackingData as? ModelBackingData<M> else {
+            preconditionFailure("\(M.self) has backing data of another kind.")
+        }
+        if let object = backing.managedObject {
+            if backing.context === self { return object }
+            precondition(!object.objectID.isTemporaryID, "A model of another context that was never saved cannot be related to one of this context.")
+            return managedObjectContext.object(with: object.objectID)
+        }
+        insert(model)
+        return backing.managedObject!
+    }
+
+    private func register(_ model: AnyObject, for object: NSManagedObject) {
+        models[ObjectIdentifier(object)] = WeakModel(model: model)
+        if models.count > 2 * max(modelCountAfterPurge, 64) {
+            models = models.filter { $0.value.model != nil }
+            modelCountAfterPurge = models.count
+        }
+    }
+
+    // MARK: Notifications
+
+    /// Posted before a context saves (the object is the context).
+    public static let willSave = Notification.Name("OpenSwiftData.ModelContext.willSave")
+    /// Posted after a context saved; the user info lists the identifiers under ``NotificationKey`` keys.
+    public static let didSave = Notification.Name("OpenSwiftData.ModelContext.didSave")
+
+    /// The keys of ``didSave``'s user info.
+    public enum NotificationKey: String, Sendable {
+        case queryGeneration, invalidatedAllIdentifiers, insertedIdentifiers, updatedIdentifiers, deletedIdentifiers
+    }
+}
+
+/// A model instance held weakly (the context does not keep models alive; their objects keep their rows' values).
+private struct WeakModel {
+    weak var model: AnyObject?
+}

@@ -1,0 +1,64 @@
+import Foundation
+import OpenCoreData
+
+/// The backing data of every model instance: its own values until it is inserted, then the `NSManagedObject` of its
+/// row in the inserting context, through which each property is read and written (the Core Data object graph does the
+/// change tracking, inverse relationships, undo and saving).
+///
+/// ```swift
+/// let trip = Trip(name: "Lisbon")        // values kept here
+/// context.insert(trip)                   // moved into the context's object
+/// (trip.persistentBackingData.metadata as? NSManagedObject)?.value(forKey: "name")   // "Lisbon"
+/// ```
+public final class ModelBackingData<Model: PersistentModel>: BackingData {
+    /// The values of an instance not inserted yet, by property name (models for relationships).
+    private(set) var pendingValues: [String: Any] = [:]
+    /// The object of the instance's row once inserted or fetched.
+    private(set) var managedObject: NSManagedObject?
+    /// The context the instance belongs to (kept alive by its models, as the models' values live in it).
+    private(set) var context: ModelContext?
+    private var identifier: PersistentIdentifier?
+
+    public init(for modelType: Model.Type) {}
+
+    /// Backing data over a context's object (a fetched or inserted row).
+    init(object: NSManagedObject, context: ModelContext) {
+        managedObject = object
+        self.context = context
+    }
+
+    public var persistentModelID: PersistentIdentifier? {
+        get { identifier ?? managedObject.map { PersistentIdentifier($0.objectID) } }
+        set { identifier = newValue }
+    }
+
+    public var metadata: Any { managedObject ?? pendingValues }
+
+    public func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
+        let property = ModelLayout.of(Model.self).property(for: key)
+        if let managedObject, let context {
+            return ModelValues.read(property, of: managedObject, in: context, as: Value.self)
+        }
+        if let value = pendingValues[property.name] { return ModelValues.cast(value, to: Value.self, property: property) }
+        return ModelValues.emptyValue(of: Value.self, property: property)
+    }
+
+    public func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
+        let property = ModelLayout.of(Model.self).property(for: key)
+        if let managedObject, let context {
+            ModelValues.write(newValue, to: property, of: managedObject, in: context)
+        } else {
+            pendingValues[property.name] = newValue
+        }
+    }
+
+    /// Moves the instance's values into `object` of `context` (on insertion); returns the pending values so the
+    /// context can write them once the instance is registered.
+    func attach(to object: NSManagedObject, in context: ModelContext) -> [String: Any] {
+        managedObject = object
+        self.context = context
+        identifier = nil
+        defer { pendingValues = [:] }
+        return pendingValues
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import OpenCoreData
+import Synchronization
+
+/// What each persisted property of a model class is, from its `@Model` metadata and the key path's value type (no
+/// reflection): computed once per class.
+///
+/// ```swift
+/// ModelLayout.of(Trip.self).property(for: \Trip.stops).kind   // .toMany(Stop.self)
+/// ```
+struct ModelLayout: @unchecked Sendable {
+    // @unchecked Sendable: immutable; AnyKeyPath (a key path is an immutable value) is not declared Sendable.
+    let properties: [ModelProperty]
+    let propertiesByKeyPath: [AnyKeyPath: ModelProperty]
+
+    private static let cache = Mutex<[ObjectIdentifier: ModelLayout]>([:])
+
+    static func of(_ type: any PersistentModel.Type) -> ModelLayout {
+        let key = ObjectIdentifier(type)
+        if let layout = cache.withLock({ $0[key] }) { return layout }
+        let properties = type.schemaMetadata.map { ModelProperty(name: $0.name, keyPath: $0.keypath) }
+        let layout = ModelLayout(properties: properties,
+                                 propertiesByKeyPath: Dictionary(properties.map { ($0.keyPath, $0) }, uniquingKeysWith: { first, _ in first }))
+        cache.withLock { $0[key] = layout }
+        return layout
+    }
+
+    /// The persisted property at `keyPath` (a key path `@Model` did not list is the program's error).
+    func property(for keyPath: AnyKeyPath) -> ModelProperty {
+        guard let property = propertiesByKeyPath[keyPath] else {
+            preconditionFailure("\(keyPath) is not a persisted property of a @Model class (a @Transient property, or a class without @Model).")
+        }
+        return property
+    }
+}
+
+/// One persisted property: its name, key path and what kind of value it holds.
+struct ModelProperty: @unchecked Sendable {
+    // @unchecked Sendable: immutable; its AnyKeyPath is an immutable value not declared Sendable.
+    let name: String
+    let keyPath: AnyKeyPath
+    let kind: Kind
+
+    enum Kind: Sendable {
+        /// A value Core Data stores in a column of its own type.
+        case scalar(NSAttributeType, optional: Bool)
+        /// Any other `Codable` value: stored as its JSON encoding (binary data).
+        case codable(optional: Bool)
+        /// A model (or nil).
+        case toOne(any PersistentModel.Type, optional: Bool)
+        /// An array of models.
+        case toMany(any PersistentModel.Type)
+        /// A type SwiftData cannot store (neither a model, a scalar, nor `Codable`).
+        case unsupported(Any.Type)
+
+        var destination: (any PersistentModel.Type)? {
+            switch self {
+            case .toOne(let type, _), .toMany(let type): type
+            default: nil
+            }
+        }
+
+        var isOptional: Bool {
+            switch self {
+            case .scalar(_, let optional), .codable(let optional), .toOne(_, let optional): optional
+            case .toMany: true
+            case .unsupported: false
+            }
+        }
+    }
+
+    init(name: String, keyPath: AnyKeyPath) {
+        self.name = name
+        self.keyPath = keyPath
+        kind = Self.kind(of: type(of: keyPath).valueType)
+    }
+
+    private static func kind(of valueType: Any.Type) -> Kind {
+        var type = valueType
+        var optional = false
+        if let wrapper = type as? any _OptionalModelValue.Type {
+            type = wrapper.wrappedValueType
+            optional = true
+        }
+        if let model = type as? any PersistentModel.Type { return .toOne(model, optional: optional) }
+        if !optional, let array = type as? any _ModelArrayValue.Type { return .toMany(array.elementModelType) }
+        if let scalar = scalarTypes[ObjectIdentifier(type)] { return .scalar(scalar, optional: optional) }
+        if type is any Codable.Type { return .codable(optional: optional) }
+        return .unsupported(valueType)
+    }
+
+    /// The Core Data type of a Swift type stored in a column of its own, or nil.
+    static func scalarType(of type: Any.Type) -> NSAttributeType? { scalarTypes[ObjectIdentifier(type)] }
+
+    /// The Swift types Core Data stores in a column of their own.
+    private static let scalarTypes: [ObjectIdentifier: NSAttributeType] = [
+        ObjectIdentifier(Int.self): .integer64AttributeType, ObjectIdentifier(Int64.self): .integer64AttributeType,
+        ObjectIdentifier(Int32.self): .integer32AttributeType, ObjectIdentifier(Int16.self): .integer16AttributeType,
+        ObjectIdentifier(Bool.self): .booleanAttributeType, ObjectIdentifier(Double.self): .doubleAttributeType,
+        ObjectIdentifier(Float.self): .floatAttributeType, ObjectIdentifier(Decimal.self): .decimalAttributeType,
+        ObjectIdentifier(String.self): .stringAttributeType, ObjectIdentifier(Date.self): .dateAttributeType,
+        ObjectIdentifier(Data.self): .binaryDataAttributeType, ObjectIdentifier(UUID.self): .UUIDAttributeType,
+        ObjectIdentifier(URL.self): .URIAttributeType,
+    ]
+}
+
+/// `Optional`, seen through its type: what it wraps, and its nil.
+protocol _OptionalModelValue {
+    static var wrappedValueType: Any.Type { get }
+    static var nilValue: Self { get }
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: _OptionalModelValue {
+    static var wrappedValueType: Any.Type { Wrapped.self }
+    static var nilValue: Self { nil }
+    var wrappedAny: Any? { self.map { $0 } }
+}
+
+/// An array of models, seen through its type: its model class, and how to make one of models.
+protocol _ModelArrayValue {
+    static var elementModelType: any PersistentModel.Type { get }
+    static func make(_ models: [any PersistentModel]) -> Self
+}
+
+extension Array: _ModelArrayValue where Element: PersistentModel {
+    static var elementModelType: any PersistentModel.Type { Element.self }
+    static func make(_ models: [any PersistentModel]) -> [Element] { models.map { $0 as! Element } }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import OpenCoreData
+
+/// Reads and writes a model's persisted properties on its context's `NSManagedObject`: scalars through Core Data's
+/// typed accessors, other `Codable` values as their JSON encoding, relationships as the models of the objects.
+enum ModelValues {
+    static func read<Value>(_ property: ModelProperty, of object: NSManagedObject, in context: ModelContext, as type: Value.Type) -> Value {
+        switch property.kind {
+        case .scalar:
+            return object._managedValue(forKey: property.name)
+        case .codable:
+            let data: Data? = object._managedValue(forKey: property.name)
+            guard let data else { return emptyValue(of: Value.self, property: property) }
+            guard let decodable = Value.self as? any Decodable.Type else { preconditionFailure("\(Value.self) is not Decodable") }
+            do {
+                return try decodeValue(decodable, from: data) as! Value
+            } catch {
+                preconditionFailure("The stored value of '\(property.name)' cannot be decoded as \(Value.self): \(error)")
+            }
+        case .toOne:
+            object.willAccessValue(forKey: property.name)
+            defer { object.didAccessValue(forKey: property.name) }
+            guard let related = object.value(forKey: property.name) as? NSManagedObject else {
+                return emptyValue(of: Value.self, property: property)
+            }
+            return context.model(for: related) as! Value
+        case .toMany:
+            let members = object.value(forKey: property.name)
+            let objects = (members as? NSSet)?.allObjects ?? (members as? NSOrderedSet)?.array ?? []
+            let models = objects.compactMap { ($0 as? NSManagedObject).map(context.model(for:)) }
+            guard let array = Value.self as? any _ModelArrayValue.Type else { preconditionFailure("\(Value.self) is not an array of models") }
+            return array.make(models) as! Value
+        case .unsupported(let type):
+            preconditionFailure("'\(property.name)' has a type SwiftData cannot store (\(type)).")
+        }
+    }
+
+    static func write<Value>(_ value: Value, to property: ModelProperty, of object: NSManagedObject, in context: ModelContext) {
+        switch property.kind {
+        case .scalar:
+            object._setManagedValue(value, forKey: property.name)
+        case .codable:
+            object.setValue(encoded(value, property: property), forKey: property.name)
+        case .toOne:
+            let model = unwrapped(value) as? any PersistentModel
+            object.setValue(model.map { context.managedObject(for: $0) }, forKey: property.name)
+        case .toMany:
+            let models = (unwrapped(value) as? [any PersistentModel]) ?? []
+            object.setValue(NSSet(array: models.map { context.managedObject(for: $0) }), forKey: property.name)
+        case .unsupported(let type):
+            preconditionFailure("'\(property.name)' has a type SwiftData cannot store (\(type)).")
+        }
+    }
+
+    /// A value kept by an instance not inserted yet, as `Value`.
+    static func cast<Value>(_ value: Any, to type: Value.Type, property: ModelProperty) -> Value {
+        if let value = value as? Value { return value }
+        preconditionFailure("The value of '\(property.name)' (\(Swift.type(of: value))) cannot be read as \(Value.self).")
+    }
+
+    /// The value of a property never set: nil, or an empty array of models.
+    static func emptyValue<Value>(of type: Value.Type, property: ModelProperty) -> Value {
+        if let optional = Value.self as? any _OptionalModelValue.Type { return optional.nilValue as! Value }
+        if let array = Value.self as? any _ModelArrayValue.Type { return array.make([]) as! Value }
+        preconditionFailure("'\(property.name)' has no value: a non-optional property must be set before it is read.")
+    }
+
+    static func unwrapped(_ value: Any) -> Any? {
+        if let optional = value as? any _OptionalModelValue { return optional.wrappedAny.flatMap(unwrapped) }
+        return value
+    }
+
+    private static func encoded<Value>(_ value: Value, property: ModelProperty) -> Data? {
+        guard let value = unwrapped(value) else { return nil }
+        guard let encodable = value as? any Encodable else { preconditionFailure("\(Value.self) is not Encodable") }
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return try encoder.encode(encodable)
+        } catch {
+            preconditionFailure("The value of '\(property.name)' cannot be encoded: \(error)")
+        }
+    }
+
+    private static func decodeValue<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try JSONDecoder().decode(T.self, from: data)
+    }
+}

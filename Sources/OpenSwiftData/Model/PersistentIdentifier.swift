@@ -1,0 +1,110 @@
+import Foundation
+import OpenCoreData
+
+/// The identity of a model's row (SwiftData's `PersistentIdentifier`): `Sendable` and `Codable`, so it crosses actors
+/// and processes; a context gives back its model with ``ModelContext/model(for:)``.
+///
+/// An inserted instance has a temporary identifier until its context saves it. Identifiers compare by the row's
+/// URI (`x-coredata://<store>/<Entity>/p<key>`), as Core Data's object IDs do.
+///
+/// ```swift
+/// try context.save()
+/// let id = trip.persistentModelID
+/// let data = try JSONEncoder().encode(id)
+/// let same = try JSONDecoder().decode(PersistentIdentifier.self, from: data)
+/// context.model(for: same) as? Trip   // the same trip
+/// ```
+public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable {
+    private enum Storage: Hashable, Sendable {
+        /// A row (or an inserted object) of a context.
+        case object(NSManagedObjectID)
+        /// Decoded from its URI: resolved by the context that looks it up.
+        case uri(URL, entityName: String)
+        /// An instance never inserted (unique while it lives).
+        case unsaved(ObjectIdentifier, entityName: String)
+    }
+
+    private let storage: Storage
+
+    init(_ objectID: NSManagedObjectID) { storage = .object(objectID) }
+
+    init(unsavedModelOf instance: ObjectIdentifier, entityName: String) {
+        storage = .unsaved(instance, entityName: entityName)
+    }
+
+    /// The Core Data object ID, when known (not for a decoded identifier nor an instance never inserted).
+    var objectID: NSManagedObjectID? {
+        if case .object(let objectID) = storage { return objectID }
+        return nil
+    }
+
+    /// The row's URI, for an identifier of a row or an inserted instance.
+    var uriRepresentation: URL? {
+        switch storage {
+        case .object(let objectID): objectID.uriRepresentation()
+        case .uri(let url, _): url
+        case .unsaved: nil
+        }
+    }
+
+    /// The name of the model's entity (its class name).
+    public var entityName: String {
+        switch storage {
+        case .object(let objectID): objectID.entity.name ?? ""
+        case .uri(_, let entityName), .unsaved(_, let entityName): entityName
+        }
+    }
+
+    /// The identifier of the store that holds the row (nil for an instance never inserted).
+    public var storeIdentifier: String? {
+        uriRepresentation?.host
+    }
+
+    /// Whether the identifier is temporary: the instance has not been saved.
+    public var isTemporary: Bool {
+        switch storage {
+        case .object(let objectID): objectID.isTemporaryID
+        case .uri(let url, _): url.lastPathComponent.hasPrefix("t")
+        case .unsaved: true
+        }
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs.storage, rhs.storage) {
+        case (.object(let a), .object(let b)): a == b
+        case (.unsaved(let a, _), .unsaved(let b, _)): a == b
+        case (.unsaved, _), (_, .unsaved): false
+        default: lhs.uriRepresentation == rhs.uriRepresentation
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch storage {
+        case .unsaved(let instance, _): hasher.combine(instance)
+        default: hasher.combine(uriRepresentation)
+        }
+    }
+
+    /// Orders by entity name, then by URI (stable for rows of one store).
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        (lhs.entityName, lhs.uriRepresentation?.absoluteString ?? "") < (rhs.entityName, rhs.uriRepresentation?.absoluteString ?? "")
+    }
+
+    private enum CodingKeys: String, CodingKey { case uri, entityName }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        storage = .uri(try container.decode(URL.self, forKey: .uri), entityName: try container.decode(String.self, forKey: .entityName))
+    }
+
+    /// Encodes the row's URI and entity name; an instance never inserted has neither, and throws.
+    public func encode(to encoder: any Encoder) throws {
+        guard let uri = uriRepresentation else {
+            throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath,
+                                                         debugDescription: "A model that was never inserted into a context has no persistent identifier to encode."))
+        }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(uri, forKey: .uri)
+        try container.encode(entityName, forKey: .entityName)
+    }
+}

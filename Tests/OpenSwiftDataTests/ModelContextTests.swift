@@ -1,0 +1,110 @@
+import Foundation
+import OpenSwiftData
+import Testing
+
+@Suite("ModelContext")
+struct ModelContextTests {
+    static func container(_ url: URL? = nil) throws -> ModelContainer {
+        try ModelContainer(for: Trip.self, configurations: url.map { ModelConfiguration(url: $0) } ?? ModelConfiguration(isStoredInMemoryOnly: true))
+    }
+
+    @Test func insertSaveAndFetchSortedWithAPredicate() throws {
+        let container = try Self.container()
+        let context = ModelContext(container)
+        let lisbon = Trip(name: "Lisbon")
+        #expect(lisbon.modelContext == nil && lisbon.name == "Lisbon")
+        context.insert(lisbon)
+        context.insert(Trip(name: "Porto", start: Date(timeIntervalSince1970: 10)))
+        context.insert(Trip(name: "Faro"))
+        #expect(lisbon.modelContext == context && context.hasChanges)
+        #expect(lisbon.persistentModelID.isTemporary)
+        try context.save()
+        #expect(!context.hasChanges && !lisbon.persistentModelID.isTemporary)
+
+        let other = ModelContext(container)
+        let sorted = try other.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+        #expect(sorted.map(\.name) == ["Faro", "Lisbon", "Porto"])
+        let withStart = try other.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.start != nil }))
+        #expect(withStart.map(\.name) == ["Porto"])
+        #expect(withStart.first?.start == Date(timeIntervalSince1970: 10))
+        let named = try other.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name.starts(with: "P") || $0.name == "Faro" }, sortBy: [SortDescriptor(\.name, order: .reverse)]))
+        #expect(named.map(\.name) == ["Porto", "Faro"])
+        #expect(try other.fetchCount(FetchDescriptor<Trip>()) == 3)
+        var limited = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])
+        limited.fetchLimit = 1
+        limited.fetchOffset = 1
+        #expect(try other.fetch(limited).map(\.name) == ["Lisbon"])
+        #expect(sorted[1] === other.model(for: lisbon.persistentModelID) as? Trip, "one instance per row in a context")
+    }
+
+    @Test func relationshipsKeepTheirOtherSideAndCascade() throws {
+        let container = try Self.container()
+        let context = ModelContext(container)
+        let trip = Trip(name: "Lisbon")
+        let belem = Stop(city: "Belém", nights: 2)
+        trip.stops = [belem, Stop(city: "Sintra")]   // not inserted yet: the values wait in the models
+        context.insert(trip)                          // the stops are inserted with it
+        #expect(belem.modelContext == context)
+        #expect(belem.trip === trip, "the inverse is kept")
+        #expect(Set(trip.stops.map(\.city)) == ["Belém", "Sintra"])
+        try context.save()
+
+        let other = ModelContext(container)
+        let stops = try other.fetch(FetchDescriptor<Stop>(predicate: #Predicate { $0.trip?.name == "Lisbon" }, sortBy: [SortDescriptor(\.city)]))
+        #expect(stops.map(\.city) == ["Belém", "Sintra"] && stops.map(\.nights) == [2, 1])
+        let fetched = try #require(stops.first?.trip)
+        other.delete(fetched)
+        try other.save()
+        #expect(try other.fetchCount(FetchDescriptor<Stop>()) == 0, "cascade")
+    }
+
+    @Test func aUniqueAttributeUpserts() throws {
+        let container = try Self.container()
+        let context = ModelContext(container)
+        context.insert(Trip(name: "Lisbon"))
+        try context.save()
+        context.insert(Trip(name: "Lisbon", start: Date(timeIntervalSince1970: 5)))
+        try context.save()
+        let trips = try ModelContext(container).fetch(FetchDescriptor<Trip>())
+        #expect(trips.count == 1)
+        #expect(trips.first?.start == Date(timeIntervalSince1970: 5), "the insert's values win")
+    }
+
+    @Test func rollbackAndTransaction() throws {
+        let container = try Self.container()
+        let context = ModelContext(container)
+        let trip = Trip(name: "Lisbon")
+        context.insert(trip)
+        try context.save()
+        trip.name = "Porto"
+        #expect(context.changedModelsArray.count == 1)
+        context.rollback()
+        #expect(trip.name == "Lisbon" && !context.hasChanges)
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try context.transaction {
+                context.insert(Trip(name: "Faro"))
+                throw Stop()
+            }
+        }
+        #expect(try context.fetchCount(FetchDescriptor<Trip>()) == 1)
+        try context.transaction { context.insert(Trip(name: "Faro")) }
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 2)
+    }
+
+    @Test func theStoreIsCoreDatasSQLiteFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("trips.store")
+        do {
+            let context = ModelContext(try Self.container(url))
+            let trip = Trip(name: "Lisbon")
+            trip.stops = [Stop(city: "Belém")]
+            context.insert(trip)
+            try context.save()
+        }
+        let again = ModelContext(try Self.container(url))
+        let trips = try again.fetch(FetchDescriptor<Trip>())
+        #expect(trips.map(\.name) == ["Lisbon"] && trips.first?.stops.map(\.city) == ["Belém"])
+    }
+}
