@@ -23,6 +23,8 @@ public final class ModelContainer: @unchecked Sendable {
     /// The Core Data stack the contexts work on.
     let coordinator: NSPersistentStoreCoordinator
     private let mainContextBox = MainContextBox()
+    /// The inboxes of the live contexts, which each save posts to.
+    let inboxes = SaveInboxes()
 
     /// A container for `types` (and the models their relationships reach).
     ///
@@ -82,8 +84,16 @@ public final class ModelContainer: @unchecked Sendable {
     }
 }
 
+extension ModelContainer {
+    /// Has the main context (if made) catch up with a save right away, on the main actor, as SwiftData's main context
+    /// shows other contexts' saves without waiting to be used.
+    func mainContextCatchUp() {
+        Task { @MainActor [mainContextBox] in mainContextBox.context?.catchUp() }
+    }
+}
+
 /// Holds the main context (main actor only).
-private final class MainContextBox {
-    @MainActor var context: ModelContext?
+@MainActor private final class MainContextBox {
+    var context: ModelContext?
     nonisolated init() {}
 }

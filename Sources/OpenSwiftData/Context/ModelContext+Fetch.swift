@@ -9,6 +9,7 @@ extension ModelContext {
     /// let recent = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.start > cutoff }))
     /// ```
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        catchUp()
         let request: NSFetchRequest<NSManagedObject> = try descriptor.fetchRequest(.managedObjectResultType)
         return try managedObjectContext.fetch(request).map { model(for: $0) as! T }
     }
@@ -19,6 +20,7 @@ extension ModelContext {
     /// let count = try context.fetchCount(FetchDescriptor<Trip>())
     /// ```
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        catchUp()
         let request: NSFetchRequest<NSManagedObject> = try descriptor.fetchRequest(.managedObjectResultType)
         return try managedObjectContext.count(for: request)
     }
@@ -29,6 +31,7 @@ extension ModelContext {
     /// let ids = try context.fetchIdentifiers(FetchDescriptor<Trip>())
     /// ```
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        catchUp()
         let request: NSFetchRequest<NSManagedObjectID> = try descriptor.fetchRequest(.managedObjectIDResultType)
         return try managedObjectContext.fetch(request).map(PersistentIdentifier.init)
     }
@@ -40,6 +43,7 @@ extension ModelContext {
     /// ```
     public func enumerate<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int = 5000, allowEscapingMutations: Bool = false,
                                               block: (T) throws -> Void) throws {
+        catchUp()
         let request: NSFetchRequest<NSManagedObjectID> = try descriptor.fetchRequest(.managedObjectIDResultType)
         let ids = try managedObjectContext.fetch(request)
         let size = max(batchSize, 1)

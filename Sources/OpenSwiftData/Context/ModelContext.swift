@@ -24,6 +24,8 @@ public final class ModelContext: Hashable {
     /// The model instance of each object of this context that has one alive.
     private var models: [ObjectIdentifier: WeakModel] = [:]
     private var modelCountAfterPurge = 0
+    /// Other contexts' saves not merged yet.
+    let inbox = SaveInbox()
 
     /// A context on `container`'s store.
     public init(_ container: ModelContainer) {
@@ -32,6 +34,23 @@ public final class ModelContext: Hashable {
         managedObjectContext.persistentStoreCoordinator = container.coordinator
         // An insert that collides with a stored model on a unique attribute updates that model (SwiftData's upsert).
         managedObjectContext.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        container.inboxes.add(inbox)
+    }
+
+    /// Merges the saves other contexts of the container made since this context last caught up: their rows are
+    /// read again (this context's unsaved changes stay on top), their deletions leave it.
+    func catchUp() {
+        let saves = inbox.drain()
+        guard !saves.isEmpty else { return }
+        var inserted = Set<NSManagedObjectID>(), updated = Set<NSManagedObjectID>(), deleted = Set<NSManagedObjectID>()
+        for save in saves {
+            inserted.formUnion(save.inserted)
+            updated.formUnion(save.updated)
+            deleted.formUnion(save.deleted)
+        }
+        managedObjectContext.mergeChanges(fromContextDidSave: Notification(name: .NSManagedObjectContextDidSave, object: nil, userInfo: [
+            NSInsertedObjectIDsKey: inserted, NSUpdatedObjectIDsKey: updated.subtracting(deleted), NSDeletedObjectIDsKey: deleted,
+        ]))
     }
 
     public static func == (lhs: ModelContext, rhs: ModelContext) -> Bool { lhs === rhs }
@@ -46,6 +65,7 @@ public final class ModelContext: Hashable {
     /// context.insert(Trip(name: "Lisbon"))
     /// ```
     public func insert<T: PersistentModel>(_ model: T) {
+        catchUp()
         guard let backing = model.persistentBackingData as? ModelBackingData<T> else {
             preconditionFailure("\(T.self) has backing data of another kind; insert models made by their initializers.")
         }
@@ -73,6 +93,7 @@ public final class ModelContext: Hashable {
     /// context.delete(trip)   // its stops go too with a cascade rule
     /// ```
     public func delete<T: PersistentModel>(_ model: T) {
+        catchUp()
         guard let backing = model.persistentBackingData as? ModelBackingData<T>, let object = backing.managedObject, backing.context === self else { return }
         managedObjectContext.delete(object)
     }
@@ -83,6 +104,7 @@ public final class ModelContext: Hashable {
     /// try context.delete(model: Trip.self, where: #Predicate { $0.name == "" })
     /// ```
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+        catchUp()
         let request: NSFetchRequest<NSManagedObject> = try FetchDescriptor<T>(predicate: predicate).fetchRequest(.managedObjectResultType)
         request.includesSubentities = includeSubclasses
         for object in try managedObjectContext.fetch(request) {
@@ -91,7 +113,10 @@ public final class ModelContext: Hashable {
     }
 
     /// Whether there are unsaved insertions, changes or deletions.
-    public var hasChanges: Bool { managedObjectContext.hasChanges }
+    public var hasChanges: Bool {
+        catchUp()
+        return managedObjectContext.hasChanges
+    }
 
     /// The models inserted since the last save.
     public var insertedModelsArray: [any PersistentModel] { managedObjectContext.insertedObjects.map(model(for:)) }
@@ -107,11 +132,15 @@ public final class ModelContext: Hashable {
     /// try context.save()
     /// ```
     public func save() throws {
+        catchUp()
         guard managedObjectContext.hasChanges else { return }
         NotificationCenter.default.post(name: Self.willSave, object: self)
         let inserted = managedObjectContext.insertedObjects, updated = managedObjectContext.updatedObjects, deleted = managedObjectContext.deletedObjects
         let deletedIDs = deleted.map { PersistentIdentifier($0.objectID) }
         try managedObjectContext.save()
+        container.inboxes.post(SavedChanges(inserted: Set(inserted.map(\.objectID)), updated: Set(updated.map(\.objectID)),
+                                            deleted: Set(deleted.map(\.objectID))), from: inbox)
+        container.mainContextCatchUp()
         NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: [
             NotificationKey.insertedIdentifiers.rawValue: inserted.map { PersistentIdentifier($0.objectID) },
             NotificationKey.updatedIdentifiers.rawValue: updated.map { PersistentIdentifier($0.objectID) },
@@ -155,6 +184,7 @@ public final class ModelContext: Hashable {
     /// let trip = context.model(for: id) as? Trip
     /// ```
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
+        catchUp()
         guard let objectID = resolve(persistentModelID) else {
             preconditionFailure("\(persistentModelID) does not name a row of this context's stores.")
         }
@@ -167,8 +197,16 @@ public final class ModelContext: Hashable {
     /// let trip: Trip? = context.registeredModel(for: id)
     /// ```
     public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
+        catchUp()
         guard let objectID = resolve(persistentModelID), let object = managedObjectContext.registeredObject(for: objectID) else { return nil }
         return model(for: object) as? T
+    }
+
+    /// The model with `persistentModelID` if its row exists (registered, or read from the store now); nil otherwise.
+    func existingModel(for persistentModelID: PersistentIdentifier) -> (any PersistentModel)? {
+        catchUp()
+        guard let objectID = resolve(persistentModelID), let object = try? managedObjectContext.existingObject(with: objectID) else { return nil }
+        return model(for: object)
     }
 
     private func resolve(_ identifier: PersistentIdentifier) -> NSManagedObjectID? {
