@@ -79,6 +79,8 @@ public final class ModelContainer: @unchecked Sendable {
     @MainActor public var mainContext: ModelContext {
         if let context = mainContextBox.context { return context }
         let context = ModelContext(self)
+        context.isMainContext = true
+        context.autosaveEnabled = true
         mainContextBox.context = context
         return context
     }
@@ -89,6 +91,11 @@ extension ModelContainer {
     /// shows other contexts' saves without waiting to be used.
     func mainContextCatchUp() {
         Task { @MainActor [mainContextBox] in mainContextBox.context?.catchUp() }
+    }
+
+    /// Runs the main context's autosave on the main actor's next turn.
+    func scheduleMainContextAutosave() {
+        Task { @MainActor [mainContextBox] in mainContextBox.context?.autosave() }
     }
 }
 

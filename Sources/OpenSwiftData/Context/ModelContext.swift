@@ -26,6 +26,20 @@ public final class ModelContext: Hashable {
     private var modelCountAfterPurge = 0
     /// Other contexts' saves not merged yet.
     let inbox = SaveInbox()
+    /// Whether this is the container's main context (autosave runs there).
+    var isMainContext = false
+    private var autosaveScheduled = false
+
+    /// Whether the context saves by itself after changes (false by default; true for the container's `mainContext`).
+    ///
+    /// On the main context a change schedules a save on the main actor, so a burst of changes is saved once, after
+    /// the code making them returns (DEVIATIONS.md D2: other contexts do not autosave on Linux, where there are no
+    /// scene or window events to save at).
+    ///
+    /// ```swift
+    /// container.mainContext.insert(Trip(name: "Lisbon"))   // saved on the main actor's next turn
+    /// ```
+    public var autosaveEnabled = false
 
     /// A context on `container`'s store.
     public init(_ container: ModelContainer) {
@@ -78,6 +92,7 @@ public final class ModelContext: Hashable {
         guard let entity = container.schema.managedObjectModel.entitiesByName[entityName] else {
             preconditionFailure("\(T.self) is not in the container's schema; list it (or a model that refers to it) when making the container.")
         }
+        noteChanged()
         let object = NSManagedObject(entity: entity, insertInto: managedObjectContext)
         let pending = backing.attach(to: object, in: self)
         register(model, for: object)
@@ -95,6 +110,7 @@ public final class ModelContext: Hashable {
     public func delete<T: PersistentModel>(_ model: T) {
         catchUp()
         guard let backing = model.persistentBackingData as? ModelBackingData<T>, let object = backing.managedObject, backing.context === self else { return }
+        noteChanged()
         managedObjectContext.delete(object)
     }
 
@@ -108,6 +124,7 @@ public final class ModelContext: Hashable {
         let request: NSFetchRequest<NSManagedObject> = try FetchDescriptor<T>(predicate: predicate).fetchRequest(.managedObjectResultType)
         request.includesSubentities = includeSubclasses
         for object in try managedObjectContext.fetch(request) {
+            noteChanged()
             managedObjectContext.delete(object)
         }
     }
@@ -174,6 +191,21 @@ public final class ModelContext: Hashable {
     /// Finishes the current event: delete rules and relationship changes are applied, and observers told.
     public func processPendingChanges() {
         managedObjectContext.processPendingChanges()
+    }
+
+    /// Schedules the main context's autosave after a change (once per burst of changes).
+    func noteChanged() {
+        guard autosaveEnabled, isMainContext, !autosaveScheduled else { return }
+        autosaveScheduled = true
+        container.scheduleMainContextAutosave()
+    }
+
+    /// The main context's autosave: saves the changes, if any. A failed autosave keeps them (`hasChanges` stays
+    /// true) for the next `save()`, which throws the error, as Apple's autosave does not report it either.
+    func autosave() {
+        autosaveScheduled = false
+        guard autosaveEnabled, managedObjectContext.hasChanges else { return }
+        try? save()
     }
 
     // MARK: Models by identifier

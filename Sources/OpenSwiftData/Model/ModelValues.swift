@@ -36,6 +36,7 @@ enum ModelValues {
     }
 
     static func write<Value>(_ value: Value, to property: ModelProperty, of object: NSManagedObject, in context: ModelContext) {
+        context.noteChanged()
         switch property.kind {
         case .scalar:
             object._setManagedValue(value, forKey: property.name)
