@@ -31,20 +31,24 @@ public final class ModelContainer: @unchecked Sendable {
     /// ```swift
     /// let container = try ModelContainer(for: Trip.self, Stop.self)
     /// ```
-    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
-        try self.init(for: Schema(forTypes), configurations: configurations)
+    public convenience init(for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+                            configurations: ModelConfiguration...) throws {
+        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// A container for `schema`.
-    public convenience init(for givenSchema: Schema, configurations: ModelConfiguration...) throws {
-        try self.init(for: givenSchema, configurations: configurations)
+    public convenience init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: ModelConfiguration...) throws {
+        try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
-    /// A container for `schema`, with its stores as `configurations` say (the default store when empty).
+    /// A container for `schema`, with its stores as `configurations` say (the default store when empty). A store
+    /// written by an earlier version of the models is migrated: by `migrationPlan`'s stages when given, else
+    /// lightweight (inferred) straight to `schema`.
     ///
     /// Throws ``SwiftDataError/loadIssueModelContainer`` (the Core Data error under it) when a store cannot be opened
-    /// or migrated, or a model has a property type that cannot be stored.
-    public init(for givenSchema: Schema, configurations: [ModelConfiguration]) throws {
+    /// or migrated, or a model has a property type that cannot be stored; ``SwiftDataError/backwardMigration`` for a
+    /// store written by a later version, ``SwiftDataError/unknownSchema`` for one no version of the plan wrote.
+    public init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [ModelConfiguration]) throws {
         schema = givenSchema
         for entity in givenSchema.entities {
             if let property = entity.unsupported.first {
@@ -60,15 +64,30 @@ public final class ModelContainer: @unchecked Sendable {
         for configuration in configurations {
             var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
             if !configuration.allowsSave { options[NSReadOnlyPersistentStoreOption] = true }
+            if let migrationPlan {
+                options[NSPersistentStoreStagedMigrationManagerOptionKey] = NSStagedMigrationManager(migrationPlan.stages.map { $0.coreDataStage() })
+            }
             do {
                 if !configuration.isStoredInMemoryOnly {
                     try FileManager.default.createDirectory(at: configuration.url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 }
                 _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: configuration.url, options: options)
             } catch {
-                throw SwiftDataError(.loadIssueModelContainer, "The store at \(configuration.url.path) could not be opened: \(error)", underlying: error)
+                let code: SwiftDataError.Code = switch (error as NSError).code {
+                case NSStagedMigrationBackwardMigrationError: .backwardMigration
+                case NSManagedObjectModelReferenceNotFoundError: .unknownSchema
+                default: .loadIssueModelContainer
+                }
+                throw SwiftDataError(code, "The store at \(configuration.url.path) could not be opened: \(error)", underlying: error)
             }
         }
+    }
+
+    /// A container over a coordinator whose store is already loaded (a migration stage's handlers).
+    init(schema: Schema, coordinator: NSPersistentStoreCoordinator) {
+        self.schema = schema
+        configurations = []
+        self.coordinator = coordinator
     }
 
     /// The context of the main actor, made on first use.
