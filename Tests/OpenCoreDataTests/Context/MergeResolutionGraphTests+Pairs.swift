@@ -88,6 +88,7 @@ extension MergeResolutionGraphTests {
             #expect(Self.tagIDs(t1, "items") == [f.ids["i"]!, f.ids["j"]!])
             t1.mutableSetValue(forKey: "items").removeAllObjects()   // as the stress's tag deletion does, half the time
             f.mine.mergeChanges(fromContextDidSave: note)
+            #expect(Self.tagIDs(i, "tags").isEmpty, "i's side shows mine's removal after the merge")
         }
         try f.theirSave { $0.object(with: f.ids["j"]!).mutableSetValue(forKey: "tags").remove($0.object(with: f.ids["t1"]!)) }
         try f.mine.performAndWait {
