@@ -1,4 +1,4 @@
-// Define a managed object class, build its model, open a store, insert, save and fetch.
+// A managed object class, a model built in code, a container, inserts, a save and a fetch with a predicate.
 import OpenCoreData
 
 final class Mood: NSManagedObject {
@@ -6,27 +6,22 @@ final class Mood: NSManagedObject {
     @Managed var rating: Int16
 }
 
-// snippet.hide
-func moodModel() -> NSManagedObjectModel {
-    let date = NSAttributeDescription()
-    date.name = "date"
-    date.attributeType = .dateAttributeType
-    let rating = NSAttributeDescription()
-    rating.name = "rating"
-    rating.attributeType = .integer16AttributeType
-    rating.defaultValue = 0
-    let mood = NSEntityDescription()
-    mood.name = "Mood"
-    mood.managedObjectClassName = "Mood"
-    mood.properties = [date, rating]
-    let model = NSManagedObjectModel()
-    model.entities = [mood]
-    return model
-}
-// snippet.show
-
+let date = NSAttributeDescription()
+date.name = "date"
+date.attributeType = .dateAttributeType
+let rating = NSAttributeDescription()
+rating.name = "rating"
+rating.attributeType = .integer16AttributeType
+rating.defaultValue = 0
+let moodEntity = NSEntityDescription()
+moodEntity.name = "Mood"
+moodEntity.managedObjectClassName = "Mood"
+moodEntity.properties = [date, rating]
+let model = NSManagedObjectModel()
+model.entities = [moodEntity]
 NSManagedObjectModel.registerManagedObjectClasses([Mood.self])
-let container = NSPersistentContainer(name: "Moody", managedObjectModel: moodModel())
+
+let container = NSPersistentContainer(name: "Moody", managedObjectModel: model)
 let description = NSPersistentStoreDescription()
 description.type = NSInMemoryStoreType            // a file: NSPersistentStoreDescription(url: url)
 container.persistentStoreDescriptions = [description]
@@ -36,13 +31,15 @@ container.loadPersistentStores { _, error in
 
 let context = container.newBackgroundContext()
 try context.performAndWait {
-    let mood = Mood(context: context)
-    mood.date = Date()
-    mood.rating = 4
+    for value: Int16 in [2, 4, 5] {
+        let mood = Mood(context: context)
+        mood.date = Date()
+        mood.rating = value
+    }
     try context.save()
 
     let request = NSFetchRequest<Mood>(entityName: "Mood")
     request.predicate = NSPredicate(format: "rating >= %d", 3)
-    request.sortDescriptors = [NSSortDescriptor(key: "date", ascending: false)]
-    print(try context.fetch(request).map(\.rating))   // [4]
+    request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: false)]
+    print(try context.fetch(request).map(\.rating))   // [5, 4]
 }
