@@ -108,3 +108,44 @@ struct ModelContextTests {
         #expect(trips.map(\.name) == ["Lisbon"] && trips.first?.stops.map(\.city) == ["Belém"])
     }
 }
+
+extension ModelContextTests {
+    @Test func aBatchedFetchCountsEverythingAndReadsWhatIsReached() throws {
+        let container = try Self.container()
+        let context = ModelContext(container)
+        for index in 0..<250 { context.insert(Trip(name: String(format: "t%03d", index))) }
+        try context.save()
+        let other = ModelContext(container)
+        let trips = try other.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]), batchSize: 100)
+        #expect(trips.count == 250)
+        #expect(trips[0].name == "t000" && trips[249].name == "t249" && trips[120].name == "t120")
+        #expect(Array(trips.prefix(3)).map(\.name) == ["t000", "t001", "t002"])
+    }
+
+    @Test func undoRevertsTheLastChanges() throws {
+        let context = ModelContext(try Self.container())
+        context.undoManager = UndoManager()
+        let trip = Trip(name: "Lisbon")
+        context.insert(trip)
+        try context.save()
+        trip.name = "Porto"
+        context.processPendingChanges()
+        context.undoManager?.undo()
+        #expect(trip.name == "Lisbon")
+    }
+
+    @Test func deleteAllDataEmptiesTheStore() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let container = try Self.container(directory.appendingPathComponent("trips.store"))
+        let context = ModelContext(container)
+        context.insert(Trip(name: "Lisbon"))
+        try context.save()
+        container.deleteAllData()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 0)
+        let again = ModelContext(container)
+        again.insert(Trip(name: "Porto"))
+        try again.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Trip>()).map(\.name) == ["Porto"])
+    }
+}

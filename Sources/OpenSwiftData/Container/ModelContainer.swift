@@ -83,6 +83,22 @@ public final class ModelContainer: @unchecked Sendable {
         }
     }
 
+    /// Deletes every model of every store: each store is destroyed and made again, empty (contexts still holding
+    /// models must not use them afterwards). A store that cannot be made again (its directory gone, the disk full)
+    /// is left out, and saves then throw Core Data's "no store" error (134070) rather than losing data silently.
+    ///
+    /// ```swift
+    /// container.deleteAllData()
+    /// ```
+    public func deleteAllData() {
+        for store in coordinator.persistentStores {
+            guard let url = store.url else { continue }
+            let type = store.type, options = store.options
+            guard (try? coordinator.destroyPersistentStore(at: url, ofType: type, options: options)) != nil else { continue }
+            _ = try? coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: options)
+        }
+    }
+
     /// A container over a coordinator whose store is already loaded (a migration stage's handlers).
     init(schema: Schema, coordinator: NSPersistentStoreCoordinator) {
         self.schema = schema

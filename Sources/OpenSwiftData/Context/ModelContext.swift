@@ -70,6 +70,20 @@ public final class ModelContext: Hashable {
     public static func == (lhs: ModelContext, rhs: ModelContext) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+    /// The undo manager that records the context's changes (none by default): `undo()` reverts the last group of
+    /// changes, as in Core Data.
+    ///
+    /// ```swift
+    /// context.undoManager = UndoManager()
+    /// trip.name = "Porto"
+    /// context.processPendingChanges()
+    /// context.undoManager?.undo()   // trip.name is back
+    /// ```
+    public var undoManager: UndoManager? {
+        get { managedObjectContext.undoManager }
+        set { managedObjectContext.undoManager = newValue }
+    }
+
     // MARK: Changes
 
     /// Inserts `model` (and the models its relationships refer to that are not inserted yet); it is saved with the
