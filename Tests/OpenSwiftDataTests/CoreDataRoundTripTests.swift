@@ -32,7 +32,9 @@ struct CoreDataRoundTripTests {
         back.maxCount = 1
         stops.inverseRelationship = back
         back.inverseRelationship = stops
-        trip.properties = [attribute("name", .stringAttributeType, optional: false), attribute("start", .dateAttributeType, optional: true), stops]
+        let name = attribute("name", .stringAttributeType, optional: false)
+        name.preservesValueInHistoryOnDeletion = true   // Trip.name's .preserveValueOnDeletion (part of the version hash)
+        trip.properties = [name, attribute("start", .dateAttributeType, optional: true), stops]
         trip.uniquenessConstraints = [["name"]]
         stop.properties = [attribute("city", .stringAttributeType, optional: false), attribute("nights", .integer64AttributeType, optional: false), back]
         let model = OpenCoreData.NSManagedObjectModel()
@@ -55,6 +57,8 @@ struct CoreDataRoundTripTests {
         let container = OpenCoreData.NSPersistentContainer(name: "Trips", managedObjectModel: Self.handDrawnModel())
         let description = NSPersistentStoreDescription(url: url)
         description.shouldMigrateStoreAutomatically = false   // the versions must match as they are
+        // SwiftData keeps history: Core Data opens such a store read-only unless it keeps history too (as Apple's does).
+        description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)
         container.persistentStoreDescriptions = [description]
         var loadError: Error?
         container.loadPersistentStores { _, error in loadError = error }

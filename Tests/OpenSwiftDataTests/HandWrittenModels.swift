@@ -11,7 +11,7 @@ final class Trip: PersistentModel {
     }
     public static var schemaMetadata: [Schema.PropertyMetadata] {
         [
-            Schema.PropertyMetadata(name: "name", keypath: \Trip.name, defaultValue: nil, metadata: Schema.Attribute(.unique)),
+            Schema.PropertyMetadata(name: "name", keypath: \Trip.name, defaultValue: nil, metadata: Schema.Attribute(.unique, .preserveValueOnDeletion)),
             Schema.PropertyMetadata(name: "start", keypath: \Trip.start, defaultValue: nil as Date?, metadata: nil),
             Schema.PropertyMetadata(name: "stops", keypath: \Trip.stops, defaultValue: [] as [Stop],
                                     metadata: Schema.Relationship(deleteRule: .cascade, inverse: \Stop.trip)),

@@ -62,7 +62,9 @@ public final class ModelContainer: @unchecked Sendable {
         self.configurations = Set(configurations)
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: givenSchema.managedObjectModel)
         for configuration in configurations {
-            var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+            // History is kept, as SwiftData keeps it: `fetchHistory` reads it, and other processes' saves are found in it.
+            var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+                                               NSPersistentHistoryTrackingKey: true]
             if !configuration.allowsSave { options[NSReadOnlyPersistentStoreOption] = true }
             if let migrationPlan {
                 options[NSPersistentStoreStagedMigrationManagerOptionKey] = NSStagedMigrationManager(migrationPlan.stages.map { $0.coreDataStage() })
