@@ -149,3 +149,22 @@ extension ModelContextTests {
         #expect(try ModelContext(container).fetch(FetchDescriptor<Trip>()).map(\.name) == ["Porto"])
     }
 }
+
+extension ModelContextTests {
+    @Test func predicatesCompareIdentifiers() throws {
+        let container = try Self.container()
+        let context = ModelContext(container)
+        let lisbon = Trip(name: "Lisbon"), porto = Trip(name: "Porto")
+        lisbon.stops = [Stop(city: "Belém"), Stop(city: "Sintra")]
+        porto.stops = [Stop(city: "Ribeira")]
+        context.insert(lisbon)
+        context.insert(porto)
+        try context.save()
+        let id = lisbon.persistentModelID
+        let other = ModelContext(container)
+        #expect(try other.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.persistentModelID == id })).map(\.name) == ["Lisbon"])
+        #expect(try other.fetch(FetchDescriptor<Stop>(predicate: #Predicate { $0.trip?.persistentModelID == id }, sortBy: [SortDescriptor(\.city)]))
+            .map(\.city) == ["Belém", "Sintra"])
+        #expect(try other.fetchCount(FetchDescriptor<Stop>(predicate: #Predicate { $0.trip?.persistentModelID != id })) == 1)
+    }
+}

@@ -131,8 +131,22 @@ protocol NSPredicateConvertibleExpression {
 
 extension PredicateExpressions.Value: NSPredicateConvertibleExpression {
     func convert(_ state: inout PredicateConversionState) throws -> ConvertedNode {
-        .expression(NSExpression(forConstantValue: PredicateValue.normalize(value)))
+        let constant = PredicateValue.normalize(value)
+        return .expression(NSExpression(forConstantValue: (constant as? any _PredicateConstantValue)?._predicateConstantValue ?? constant))
     }
+}
+
+/// A value a converted `#Predicate` compares by another value: OpenSwiftData's `PersistentIdentifier` by its
+/// `NSManagedObjectID` (public for that module; not API).
+///
+/// ```swift
+/// extension PersistentIdentifier: _PredicateConstantValue {
+///     public var _predicateConstantValue: Any? { objectID }
+/// }
+/// ```
+public protocol _PredicateConstantValue {
+    /// The value the predicate compares.
+    var _predicateConstantValue: Any? { get }
 }
 
 extension PredicateExpressions.NilLiteral: NSPredicateConvertibleExpression {

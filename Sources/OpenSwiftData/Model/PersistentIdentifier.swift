@@ -108,3 +108,9 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable {
         try container.encode(entityName, forKey: .entityName)
     }
 }
+
+/// In a converted `#Predicate`, an identifier compares as the row's object ID (`$0.persistentModelID == id`,
+/// `$0.trip?.persistentModelID == id`).
+extension PersistentIdentifier: _PredicateConstantValue {
+    public var _predicateConstantValue: Any? { objectID ?? uriRepresentation }
+}

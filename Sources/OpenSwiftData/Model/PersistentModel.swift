@@ -97,8 +97,10 @@ extension PersistentModel {
 
     public static var namedKeyPaths: [AnyKeyPath] { schemaMetadata.map(\.keypath) }
 
+    /// The key-value coding name of a persisted property's key path; `persistentModelID` is the object itself (`self`).
     public static func keyPathString(for keyPath: AnyKeyPath) -> String? {
-        ModelLayout.of(Self.self).propertiesByKeyPath[keyPath]?.name
+        if keyPath == \Self.persistentModelID { return "self" }
+        return ModelLayout.of(Self.self).propertiesByKeyPath[keyPath]?.name
     }
 }
 
