@@ -47,6 +47,15 @@ let package = Package(
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]
         ),
+        // Implementation of SwiftData's macros (@Model, @Attribute, @Relationship, @Transient, #Unique, #Index,
+        // @ModelActor) for OpenSwiftData.
+        .macro(
+            name: "OpenSwiftDataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]
+        ),
         // The library: `import OpenCoreData` where Apple platforms `import CoreData`.
         .target(
             name: "OpenCoreData",
@@ -94,6 +103,15 @@ let package = Package(
             name: "OpenCoreDataMacrosTests",
             dependencies: [
                 "OpenCoreDataMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            ]
+        ),
+        // Expansion and diagnostic tests of the SwiftData macros.
+        .testTarget(
+            name: "OpenSwiftDataMacrosTests",
+            dependencies: [
+                "OpenSwiftDataMacros",
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
             ]
