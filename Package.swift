@@ -72,7 +72,7 @@ let package = Package(
             ]
         ),
         // SwiftData's API on Linux: `import OpenSwiftData` where Apple platforms `import SwiftData`.
-        .target(name: "OpenSwiftData", dependencies: ["OpenCoreData"]),
+        .target(name: "OpenSwiftData", dependencies: ["OpenCoreData", "OpenSwiftDataMacros"]),
         // The Skopelos data access layer (read / write over a main context and write contexts), on the public API.
         .target(name: "Skopelos", dependencies: ["OpenCoreData"]),
         // The objc.io Moody app as a terminal program.

@@ -2,17 +2,7 @@ import Foundation
 import OpenSwiftData
 import Testing
 
-/// An actor written as `@ModelActor` expands it.
-actor TripImporter: ModelActor {
-    nonisolated let modelExecutor: any ModelExecutor
-    nonisolated let modelContainer: ModelContainer
-
-    init(modelContainer: ModelContainer) {
-        let modelContext = ModelContext(modelContainer)
-        self.modelExecutor = DefaultSerialModelExecutor(modelContext: modelContext)
-        self.modelContainer = modelContainer
-    }
-
+@ModelActor actor TripImporter {
     func importTrips(_ names: [String]) throws -> [PersistentIdentifier] {
         let trips = names.map { Trip(name: $0) }
         for trip in trips { modelContext.insert(trip) }
