@@ -132,7 +132,10 @@ protocol NSPredicateConvertibleExpression {
 extension PredicateExpressions.Value: NSPredicateConvertibleExpression {
     func convert(_ state: inout PredicateConversionState) throws -> ConvertedNode {
         let constant = PredicateValue.normalize(value)
-        return .expression(NSExpression(forConstantValue: (constant as? any _PredicateConstantValue)?._predicateConstantValue ?? constant))
+        if let special = constant as? any _PredicateConstantValue { return .expression(NSExpression(forConstantValue: special._predicateConstantValue)) }
+        // An enum compares by its raw value (the value a model stores for it).
+        if let raw = constant as? any RawRepresentable { return .expression(NSExpression(forConstantValue: raw.rawValue)) }
+        return .expression(NSExpression(forConstantValue: constant))
     }
 }
 

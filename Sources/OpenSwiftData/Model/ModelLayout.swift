@@ -44,6 +44,8 @@ struct ModelProperty: @unchecked Sendable {
     enum Kind: Sendable {
         /// A value Core Data stores in a column of its own type.
         case scalar(NSAttributeType, optional: Bool)
+        /// An enum (or other `RawRepresentable`) whose raw value is a scalar: stored as its raw value.
+        case rawValue(NSAttributeType, optional: Bool)
         /// Any other `Codable` value: stored as its JSON encoding (binary data).
         case codable(optional: Bool)
         /// A model (or nil).
@@ -62,7 +64,7 @@ struct ModelProperty: @unchecked Sendable {
 
         var isOptional: Bool {
             switch self {
-            case .scalar(_, let optional), .codable(let optional), .toOne(_, let optional): optional
+            case .scalar(_, let optional), .rawValue(_, let optional), .codable(let optional), .toOne(_, let optional): optional
             case .toMany: true
             case .unsupported: false
             }
@@ -85,12 +87,21 @@ struct ModelProperty: @unchecked Sendable {
         if let model = type as? any PersistentModel.Type { return .toOne(model, optional: optional) }
         if !optional, let array = type as? any _ModelArrayValue.Type { return .toMany(array.elementModelType) }
         if let scalar = scalarTypes[ObjectIdentifier(type)] { return .scalar(scalar, optional: optional) }
+        if let raw = type as? any RawRepresentable.Type, let scalar = scalarTypes[ObjectIdentifier(rawValueType(of: raw))] {
+            return .rawValue(scalar, optional: optional)
+        }
         if type is any Codable.Type { return .codable(optional: optional) }
         return .unsupported(valueType)
     }
 
-    /// The Core Data type of a Swift type stored in a column of its own, or nil.
-    static func scalarType(of type: Any.Type) -> NSAttributeType? { scalarTypes[ObjectIdentifier(type)] }
+    private static func rawValueType<R: RawRepresentable>(of type: R.Type) -> Any.Type { R.RawValue.self }
+
+    /// The Core Data type an attribute of `type` is stored as: its own, its raw value's, else binary data (JSON).
+    static func storedType(of type: Any.Type) -> NSAttributeType {
+        if let scalar = scalarTypes[ObjectIdentifier(type)] { return scalar }
+        if let raw = type as? any RawRepresentable.Type, let scalar = scalarTypes[ObjectIdentifier(rawValueType(of: raw))] { return scalar }
+        return .binaryDataAttributeType
+    }
 
     /// The Swift types Core Data stores in a column of their own.
     private static let scalarTypes: [ObjectIdentifier: NSAttributeType] = [

@@ -8,6 +8,11 @@ enum ModelValues {
         switch property.kind {
         case .scalar:
             return object._managedValue(forKey: property.name)
+        case .rawValue:
+            let unwrapped = (Value.self as? any _OptionalModelValue.Type)?.wrappedValueType ?? Value.self
+            guard let type = unwrapped as? any RawRepresentable.Type else { preconditionFailure("\(Value.self) is not RawRepresentable") }
+            guard let value = readRawValue(type, property: property, of: object) else { return emptyValue(of: Value.self, property: property) }
+            return value as! Value
         case .codable:
             let data: Data? = object._managedValue(forKey: property.name)
             guard let data else { return emptyValue(of: Value.self, property: property) }
@@ -40,6 +45,8 @@ enum ModelValues {
         switch property.kind {
         case .scalar:
             object._setManagedValue(value, forKey: property.name)
+        case .rawValue:
+            object.setValue((unwrapped(value) as? any RawRepresentable).map { $0.rawValue as Any }, forKey: property.name)
         case .codable:
             object.setValue(encoded(value, property: property), forKey: property.name)
         case .toOne:
@@ -81,6 +88,16 @@ enum ModelValues {
         } catch {
             preconditionFailure("The value of '\(property.name)' cannot be encoded: \(error)")
         }
+    }
+
+    /// The stored raw value as an `R` (nil when null); a raw value no case has is the store's error, reported.
+    private static func readRawValue<R: RawRepresentable>(_ type: R.Type, property: ModelProperty, of object: NSManagedObject) -> R? {
+        let raw: R.RawValue? = object._managedValue(forKey: property.name)
+        guard let raw else { return nil }
+        guard let value = R(rawValue: raw) else {
+            preconditionFailure("The stored value \(raw) of '\(property.name)' is no case of \(R.self).")
+        }
+        return value
     }
 
     private static func decodeValue<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {

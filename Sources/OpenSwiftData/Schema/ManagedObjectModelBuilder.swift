@@ -56,7 +56,7 @@ enum ManagedObjectModelBuilder {
         description.isOptional = attribute.isOptional
         let valueType = attribute.valueType
         let unwrapped = (valueType as? any _OptionalModelValue.Type)?.wrappedValueType ?? valueType
-        description.attributeType = ModelProperty.scalarType(of: unwrapped) ?? .binaryDataAttributeType
+        description.attributeType = ModelProperty.storedType(of: unwrapped)
         description.isTransient = attribute.isTransient
         description.allowsExternalBinaryDataStorage = attribute.options.contains(.externalStorage)
         description.isIndexedBySpotlight = attribute.options.contains(.spotlight)
@@ -64,9 +64,9 @@ enum ManagedObjectModelBuilder {
         description.preservesValueInHistoryOnDeletion = attribute.options.contains(.preserveValueOnDeletion)
         description.renamingIdentifier = attribute.originalName
         description.versionHashModifier = attribute.hashModifier
-        if let value = attribute.defaultValue, ModelProperty.scalarType(of: unwrapped) != nil,
+        if let value = attribute.defaultValue, description.attributeType != .binaryDataAttributeType || unwrapped == Data.self,
            let wrapped = (value as? any _OptionalModelValue).map({ $0.wrappedAny }) ?? value {
-            description.defaultValue = wrapped
+            description.defaultValue = (wrapped as? any RawRepresentable).map { $0.rawValue as Any } ?? wrapped
         }
         return description
     }

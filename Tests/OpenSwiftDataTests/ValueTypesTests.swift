@@ -1,0 +1,93 @@
+import Foundation
+import OpenSwiftData
+import Testing
+
+enum Priority: String, Codable, CaseIterable {
+    case low, normal, urgent
+}
+
+enum Size: Int, Codable {
+    case small = 1, large = 3
+}
+
+struct Place: Codable, Equatable {
+    var city: String
+    var coordinates: [Double]
+}
+
+enum Repeat: Codable, Equatable {
+    case never
+    case every(days: Int)
+}
+
+@Model final class Chore {
+    var title: String
+    var priority: Priority = Priority.normal
+    var size: Size?
+    var place: Place?
+    var tags: [String] = []
+    var repeats: Repeat = Repeat.never
+    var weight: Decimal = 0
+    var identifier = UUID()
+    var link: URL?
+    var blob: Data?
+    var ratio: Float = 0.5
+    var small: Int16 = 0
+
+    init(title: String) { self.title = title }
+}
+
+@Suite("ValueTypes")
+struct ValueTypesTests {
+    @Test func everyKindOfValueRoundTripsThroughTheStore() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("chores.store")
+        let id = UUID()
+        do {
+            let context = ModelContext(try ModelContainer(for: Chore.self, configurations: ModelConfiguration(url: url)))
+            let chore = Chore(title: "Dishes")
+            chore.priority = .urgent
+            chore.size = .large
+            chore.place = Place(city: "Lisbon", coordinates: [38.7, -9.1])
+            chore.tags = ["kitchen", "daily"]
+            chore.repeats = .every(days: 2)
+            chore.weight = Decimal(string: "12.34")!
+            chore.identifier = id
+            chore.link = URL(string: "https://example.com/dishes")
+            chore.blob = Data([1, 2, 3])
+            chore.ratio = 0.25
+            chore.small = -7
+            context.insert(chore)
+            let plain = Chore(title: "Laundry")
+            context.insert(plain)
+            try context.save()
+        }
+        let context = ModelContext(try ModelContainer(for: Chore.self, configurations: ModelConfiguration(url: url)))
+        let chores = try context.fetch(FetchDescriptor<Chore>(sortBy: [SortDescriptor(\.title)]))
+        let dishes = chores[0], laundry = chores[1]
+        #expect(dishes.priority == .urgent && dishes.size == .large)
+        #expect(dishes.place == Place(city: "Lisbon", coordinates: [38.7, -9.1]))
+        #expect(dishes.tags == ["kitchen", "daily"] && dishes.repeats == .every(days: 2))
+        #expect(dishes.weight == Decimal(string: "12.34")! && dishes.identifier == id)
+        #expect(dishes.link == URL(string: "https://example.com/dishes") && dishes.blob == Data([1, 2, 3]))
+        #expect(dishes.ratio == 0.25 && dishes.small == -7)
+        #expect(laundry.priority == .normal && laundry.size == nil && laundry.place == nil && laundry.tags.isEmpty && laundry.repeats == .never,
+                "the initial values")
+    }
+
+    @Test func enumsAreStoredAsTheirRawValuesAndFilterInSQL() throws {
+        let context = ModelContext(try ModelContainer(for: Chore.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        for (title, priority) in [("a", Priority.low), ("b", .urgent), ("c", .urgent), ("d", .normal)] {
+            let chore = Chore(title: title)
+            chore.priority = priority
+            context.insert(chore)
+        }
+        try context.save()
+        let urgent = Priority.urgent
+        #expect(try context.fetch(FetchDescriptor<Chore>(predicate: #Predicate { $0.priority == urgent }, sortBy: [SortDescriptor(\.title)]))
+            .map(\.title) == ["b", "c"])
+        let entity = context.container.schema.entitiesByName["Chore"]
+        #expect(entity?.attributesByName["priority"] != nil)
+    }
+}
