@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreData
 import OpenSwiftData
 import Testing
 
@@ -166,5 +167,34 @@ extension ModelContextTests {
         #expect(try other.fetch(FetchDescriptor<Stop>(predicate: #Predicate { $0.trip?.persistentModelID == id }, sortBy: [SortDescriptor(\.city)]))
             .map(\.city) == ["Belém", "Sintra"])
         #expect(try other.fetchCount(FetchDescriptor<Stop>(predicate: #Predicate { $0.trip?.persistentModelID != id })) == 1)
+    }
+}
+
+extension ModelContextTests {
+    @Test func aContainerTakesOneConfiguration() throws {
+        #expect(throws: SwiftDataError.loadIssueModelContainer) {
+            try ModelContainer(for: Trip.self, configurations: ModelConfiguration("a", isStoredInMemoryOnly: true),
+                               ModelConfiguration("b", isStoredInMemoryOnly: true))
+        }
+    }
+
+    @Test func theDefaultStoreIsDefaultDotStoreInTheContainersDirectory() {
+        let configuration = ModelConfiguration()
+        #expect(configuration.url.lastPathComponent == "default.store")
+        #expect(configuration.url.deletingLastPathComponent().path == OpenCoreData.NSPersistentContainer.defaultDirectoryURL().path,
+                "the directory Core Data's containers use ($XDG_DATA_HOME/<program>, else ~/.local/share/<program>)")
+        #expect(ModelConfiguration("Trips").url.lastPathComponent == "Trips.store")
+        #expect(ModelConfiguration(isStoredInMemoryOnly: true).url.path == "/dev/null")
+    }
+
+    @Test func propertiesToFetchIsAHintEveryValueIsRead() throws {
+        let container = try Self.container()
+        let context = ModelContext(container)
+        context.insert(Trip(name: "Lisbon", start: Date(timeIntervalSince1970: 9)))
+        try context.save()
+        var descriptor = FetchDescriptor<Trip>()
+        descriptor.propertiesToFetch = [\.name]
+        let trip = try #require(try ModelContext(container).fetch(descriptor).first)
+        #expect(trip.name == "Lisbon" && trip.start == Date(timeIntervalSince1970: 9))
     }
 }

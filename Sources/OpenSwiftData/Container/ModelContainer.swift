@@ -57,7 +57,7 @@ public final class ModelContainer: @unchecked Sendable {
         }
         let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
         guard configurations.count == 1 else {
-            throw SwiftDataError(.loadIssueModelContainer, "Only one configuration per container is supported on Linux so far (DEVIATIONS.md D1).")
+            throw SwiftDataError(.loadIssueModelContainer, "Only one configuration per container is supported on Linux so far (DEVIATIONS.md SD1).")
         }
         self.configurations = Set(configurations)
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: givenSchema.managedObjectModel)

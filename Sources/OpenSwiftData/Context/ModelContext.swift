@@ -33,7 +33,7 @@ public final class ModelContext: Hashable {
     /// Whether the context saves by itself after changes (false by default; true for the container's `mainContext`).
     ///
     /// On the main context a change schedules a save on the main actor, so a burst of changes is saved once, after
-    /// the code making them returns (DEVIATIONS.md D2: other contexts do not autosave on Linux, where there are no
+    /// the code making them returns (DEVIATIONS.md SD2: other contexts do not autosave on Linux, where there are no
     /// scene or window events to save at).
     ///
     /// ```swift

@@ -21,7 +21,7 @@ extension ModelContext {
     }
 
     /// Deletes the history transactions `descriptor` matches, and the ones before the newest of them (Core Data keeps
-    /// history as a sequence and deletes its beginning: DEVIATIONS.md D6).
+    /// history as a sequence and deletes its beginning: DEVIATIONS.md SD6).
     ///
     /// ```swift
     /// try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token <= processed }))
