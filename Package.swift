@@ -14,6 +14,7 @@ let package = Package(
         // Apple's SwiftData API (`@Model`, `ModelContainer`, `ModelContext`, `FetchDescriptor`) over OpenCoreData.
         .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
         .executable(name: "moody", targets: ["moody"]),
+        .executable(name: "moody-swiftdata", targets: ["moody-swiftdata"]),
         .executable(name: "coredata", targets: ["coredata"]),
     ],
     dependencies: [
@@ -81,6 +82,8 @@ let package = Package(
             dependencies: ["OpenCoreData", "Skopelos"],
             resources: [.copy("Resources/Moody.xcdatamodeld")]
         ),
+        // The Moody tour through OpenSwiftData (SwiftData's API).
+        .executableTarget(name: "moody-swiftdata", dependencies: ["OpenSwiftData"]),
         // The `coredata` command-line tool: `coredata model …` and `coredata store …`.
         .executableTarget(
             name: "coredata",
