@@ -4,7 +4,7 @@ import OpenCoreData
 /// The models of a container (SwiftData's `Schema`): each `@Model` class is an entity, each persisted property an
 /// attribute or a relationship. Models reached through relationships are included without being listed.
 ///
-/// A schema becomes the `NSManagedObjectModel` Core Data stores with ( ``managedObjectModel`` ), so its store is
+/// A schema becomes the `NSManagedObjectModel` Core Data stores with, so its store is
 /// Core Data's SQLite format, readable by `OpenCoreData` and the `coredata` tool.
 ///
 /// ```swift
