@@ -63,25 +63,27 @@ struct CoreDataRoundTripTests {
         var loadError: Error?
         container.loadPersistentStores { _, error in loadError = error }
         #expect(loadError == nil, "the store opens with the hand-drawn model: same version hashes")
-        let context = container.viewContext
-        let request = NSFetchRequest<NSManagedObject>(entityName: "Trip")
-        let trips = try context.fetch(request)
-        #expect(trips.count == 1)
-        let trip = try #require(trips.first)
-        #expect(trip.value(forKey: "name") as? String == "Lisbon")
-        #expect(trip.value(forKey: "start") as? Date == Date(timeIntervalSince1970: 86_400))
-        let stops = ((trip.value(forKey: "stops") as? NSSet)?.allObjects as? [NSManagedObject]) ?? []
-        #expect(Set(stops.compactMap { $0.value(forKey: "city") as? String }) == ["Belém", "Sintra"])
-        #expect(Set(stops.compactMap { ($0.value(forKey: "nights") as? NSNumber)?.intValue }) == [1, 2])
-        #expect(stops.allSatisfy { $0.value(forKey: "trip") as? NSManagedObject === trip })
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Trip")
+            let trips = try context.fetch(request)
+            #expect(trips.count == 1)
+            let trip = try #require(trips.first)
+            #expect(trip.value(forKey: "name") as? String == "Lisbon")
+            #expect(trip.value(forKey: "start") as? Date == Date(timeIntervalSince1970: 86_400))
+            let stops = ((trip.value(forKey: "stops") as? NSSet)?.allObjects as? [NSManagedObject]) ?? []
+            #expect(Set(stops.compactMap { $0.value(forKey: "city") as? String }) == ["Belém", "Sintra"])
+            #expect(Set(stops.compactMap { ($0.value(forKey: "nights") as? NSNumber)?.intValue }) == [1, 2])
+            #expect(stops.allSatisfy { $0.value(forKey: "trip") as? NSManagedObject === trip })
 
-        let porto = NSEntityDescription.insertNewObject(forEntityName: "Trip", into: context)
-        porto.setValue("Porto", forKey: "name")
-        let ribeira = NSEntityDescription.insertNewObject(forEntityName: "Stop", into: context)
-        ribeira.setValue("Ribeira", forKey: "city")
-        ribeira.setValue(3, forKey: "nights")
-        ribeira.setValue(porto, forKey: "trip")
-        try context.save()
+            let porto = NSEntityDescription.insertNewObject(forEntityName: "Trip", into: context)
+            porto.setValue("Porto", forKey: "name")
+            let ribeira = NSEntityDescription.insertNewObject(forEntityName: "Stop", into: context)
+            ribeira.setValue("Ribeira", forKey: "city")
+            ribeira.setValue(3, forKey: "nights")
+            ribeira.setValue(porto, forKey: "trip")
+            try context.save()
+        }
 
         let again = ModelContext(try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url)))
         let read = try again.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
