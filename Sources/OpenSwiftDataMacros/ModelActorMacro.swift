@@ -26,11 +26,15 @@ public struct ModelActorMacro: MemberMacro, ExtensionMacro {
             context.diagnose(Diagnostic(node: node, message: SwiftDataDiagnostic.modelActorNotOnActor))
             return []
         }
+        // A public (or package) actor's members are as visible as it is: the conformance requires it, and other
+        // modules make the actor with `init(modelContainer:)`.
+        let access = declaration.modifiers.first { ["public", "open", "package"].contains($0.name.text) }
+            .map { $0.name.text == "package" ? "package " : "public " } ?? ""
         return [
-            "nonisolated let modelExecutor: any OpenSwiftData.ModelExecutor",
-            "nonisolated let modelContainer: OpenSwiftData.ModelContainer",
+            "\(raw: access)nonisolated let modelExecutor: any OpenSwiftData.ModelExecutor",
+            "\(raw: access)nonisolated let modelContainer: OpenSwiftData.ModelContainer",
             """
-            init(modelContainer: OpenSwiftData.ModelContainer) {
+            \(raw: access)init(modelContainer: OpenSwiftData.ModelContainer) {
                 let modelContext = OpenSwiftData.ModelContext(modelContainer)
                 self.modelExecutor = OpenSwiftData.DefaultSerialModelExecutor(modelContext: modelContext)
                 self.modelContainer = modelContainer

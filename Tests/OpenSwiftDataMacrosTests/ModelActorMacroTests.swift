@@ -36,6 +36,34 @@ struct ModelActorMacroTests {
         )
     }
 
+    @Test("a public actor's members are public (the conformance and other modules need them)")
+    func publicActor() {
+        assertExpansion(
+            """
+            @ModelActor
+            public actor Store {
+            }
+            """,
+            expandedSource: """
+                public actor Store {
+
+                    public nonisolated let modelExecutor: any OpenSwiftData.ModelExecutor
+
+                    public nonisolated let modelContainer: OpenSwiftData.ModelContainer
+
+                    public init(modelContainer: OpenSwiftData.ModelContainer) {
+                        let modelContext = OpenSwiftData.ModelContext(modelContainer)
+                        self.modelExecutor = OpenSwiftData.DefaultSerialModelExecutor(modelContext: modelContext)
+                        self.modelContainer = modelContainer
+                    }
+                }
+
+                extension Store: OpenSwiftData.ModelActor {
+                }
+                """
+        )
+    }
+
     @Test("an actor that already declares the conformance gets no extension")
     func conformanceDeclared() {
         assertExpansion(

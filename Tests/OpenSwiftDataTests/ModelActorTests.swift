@@ -77,3 +77,17 @@ extension ModelActorTests {
         #expect(trip.name == "Lisboa", "merged without the context being used")
     }
 }
+
+/// A public model actor (as a library exports one): its generated members are public.
+@ModelActor public actor PublicTripStore {
+    public func count() throws -> Int { try modelContext.fetchCount(FetchDescriptor<Trip>()) }
+}
+
+extension ModelActorTests {
+    @Test func aPublicModelActorWorks() async throws {
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let store = PublicTripStore(modelContainer: container)
+        #expect(store.modelContainer === container)
+        #expect(try await store.count() == 0)
+    }
+}

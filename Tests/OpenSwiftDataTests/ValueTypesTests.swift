@@ -91,3 +91,34 @@ struct ValueTypesTests {
         #expect(entity?.attributesByName["priority"] != nil)
     }
 }
+
+@Model final class Label {
+    var name: String
+    @Relationship(inverse: \Note.labels) var notes: [Note]? = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class Note {
+    var text: String
+    var labels: [Label]?
+    init(text: String) { self.text = text }
+}
+
+extension ValueTypesTests {
+    @Test func optionalToManyRelationshipsAreManyToMany() throws {
+        let context = ModelContext(try ModelContainer(for: Note.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let work = Label(name: "work"), home = Label(name: "home")
+        let note = Note(text: "call")
+        #expect(note.labels == nil, "never set: nil, as declared")
+        note.labels = [work, home]
+        context.insert(note)
+        #expect(Set((work.notes ?? []).map(\.text)) == ["call"], "the inverse is kept")
+        try context.save()
+        let other = ModelContext(context.container)
+        let read = try #require(try other.fetch(FetchDescriptor<Note>()).first)
+        #expect(Set((read.labels ?? []).map(\.name)) == ["home", "work"])
+        let lonely = Label(name: "none")
+        other.insert(lonely)
+        #expect(lonely.notes?.isEmpty == true)
+    }
+}

@@ -85,7 +85,7 @@ struct ModelProperty: @unchecked Sendable {
             optional = true
         }
         if let model = type as? any PersistentModel.Type { return .toOne(model, optional: optional) }
-        if !optional, let array = type as? any _ModelArrayValue.Type { return .toMany(array.elementModelType) }
+        if let array = type as? any _ModelArrayValue.Type { return .toMany(array.elementModelType) }
         if let scalar = scalarTypes[ObjectIdentifier(type)] { return .scalar(scalar, optional: optional) }
         if let raw = type as? any RawRepresentable.Type, let scalar = scalarTypes[ObjectIdentifier(rawValueType(of: raw))] {
             return .rawValue(scalar, optional: optional)
@@ -119,12 +119,14 @@ struct ModelProperty: @unchecked Sendable {
 protocol _OptionalModelValue {
     static var wrappedValueType: Any.Type { get }
     static var nilValue: Self { get }
+    static func wrapping(_ value: Any) -> Self?
     var wrappedAny: Any? { get }
 }
 
 extension Optional: _OptionalModelValue {
     static var wrappedValueType: Any.Type { Wrapped.self }
     static var nilValue: Self { nil }
+    static func wrapping(_ value: Any) -> Self? { (value as? Wrapped).map { .some($0) } }
     var wrappedAny: Any? { self.map { $0 } }
 }
 

@@ -33,8 +33,14 @@ enum ModelValues {
             let members = object.value(forKey: property.name)
             let objects = (members as? NSSet)?.allObjects ?? (members as? NSOrderedSet)?.array ?? []
             let models = objects.compactMap { ($0 as? NSManagedObject).map(context.model(for:)) }
-            guard let array = Value.self as? any _ModelArrayValue.Type else { preconditionFailure("\(Value.self) is not an array of models") }
-            return array.make(models) as! Value
+            // `[Tag]` or `[Tag]?` (an optional to-many reads as an array, empty when it has no members).
+            let optional = Value.self as? any _OptionalModelValue.Type
+            guard let array = (optional?.wrappedValueType ?? Value.self) as? any _ModelArrayValue.Type else {
+                preconditionFailure("\(Value.self) is not an array of models")
+            }
+            let list = array.make(models)
+            if let optional, let wrapped = optional.wrapping(list) { return wrapped as! Value }
+            return list as! Value
         case .unsupported(let type):
             preconditionFailure("'\(property.name)' has a type SwiftData cannot store (\(type)).")
         }
