@@ -198,3 +198,13 @@ extension ModelContextTests {
         #expect(trip.name == "Lisbon" && trip.start == Date(timeIntervalSince1970: 9))
     }
 }
+
+extension ModelContextTests {
+    @Test func cloudKitDatabases() throws {
+        let local = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true, cloudKitDatabase: .none))
+        #expect(local.configurations.first?.cloudKitDatabase == ModelConfiguration.CloudKitDatabase.none && local.migrationPlan == nil)
+        #expect(throws: SwiftDataError.loadIssueModelContainer) {
+            try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true, cloudKitDatabase: .private("iCloud.example")))
+        }
+    }
+}

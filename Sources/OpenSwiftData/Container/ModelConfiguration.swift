@@ -24,12 +24,17 @@ public struct ModelConfiguration: Identifiable, Hashable, @unchecked Sendable {
     public let allowsSave: Bool
     /// The models this configuration stores (nil: the container's).
     public let schema: Schema?
+    /// The CloudKit database the store would sync with: Linux has no CloudKit, so `.automatic` and `.none` keep the
+    /// store local, and the container refuses `.private(_:)` (DEVIATIONS.md SD11).
+    public let cloudKitDatabase: CloudKitDatabase
 
     /// A configuration storing in the default location, or in memory.
-    public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true) {
+    public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true,
+                cloudKitDatabase: CloudKitDatabase = .automatic) {
         let name = name ?? "default"
         self.name = name
         self.schema = schema
+        self.cloudKitDatabase = cloudKitDatabase
         self.isStoredInMemoryOnly = isStoredInMemoryOnly
         self.allowsSave = allowsSave
         url = isStoredInMemoryOnly ? URL(fileURLWithPath: "/dev/null")
@@ -37,9 +42,10 @@ public struct ModelConfiguration: Identifiable, Hashable, @unchecked Sendable {
     }
 
     /// A configuration storing at `url`.
-    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true) {
+    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true, cloudKitDatabase: CloudKitDatabase = .automatic) {
         self.name = name ?? "default"
         self.schema = schema
+        self.cloudKitDatabase = cloudKitDatabase
         self.url = url
         isStoredInMemoryOnly = url.path == "/dev/null"
         self.allowsSave = allowsSave
@@ -50,11 +56,28 @@ public struct ModelConfiguration: Identifiable, Hashable, @unchecked Sendable {
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.name == rhs.name && lhs.url == rhs.url && lhs.isStoredInMemoryOnly == rhs.isStoredInMemoryOnly && lhs.allowsSave == rhs.allowsSave
-            && lhs.schema == rhs.schema
+            && lhs.schema == rhs.schema && lhs.cloudKitDatabase == rhs.cloudKitDatabase
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(url)
+    }
+
+    /// Which CloudKit database a store syncs with (SwiftData's `ModelConfiguration.CloudKitDatabase`).
+    ///
+    /// ```swift
+    /// ModelConfiguration(schema: schema, url: url, cloudKitDatabase: .none)
+    /// ```
+    public struct CloudKitDatabase: Hashable, Sendable {
+        enum Kind: Hashable, Sendable { case automatic, none, privateDatabase(String) }
+        let kind: Kind
+
+        /// The app's CloudKit container if it has one: on Linux, none (the store stays local).
+        public static let automatic = CloudKitDatabase(kind: .automatic)
+        /// No syncing.
+        public static let none = CloudKitDatabase(kind: .none)
+        /// The private database of the CloudKit container `identifier` (refused on Linux: there is no CloudKit).
+        public static func `private`(_ identifier: String) -> CloudKitDatabase { CloudKitDatabase(kind: .privateDatabase(identifier)) }
     }
 }

@@ -20,6 +20,8 @@ public final class ModelContainer: @unchecked Sendable {
     public let schema: Schema
     /// The stores' configurations.
     public let configurations: Set<ModelConfiguration>
+    /// The migration plan the stores were opened with, if any.
+    public let migrationPlan: (any SchemaMigrationPlan.Type)?
     /// The Core Data stack the contexts work on.
     let coordinator: NSPersistentStoreCoordinator
     private let mainContextBox = MainContextBox()
@@ -56,10 +58,14 @@ public final class ModelContainer: @unchecked Sendable {
             }
         }
         let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
+        if let synced = configurations.first(where: { if case .privateDatabase = $0.cloudKitDatabase.kind { true } else { false } }) {
+            throw SwiftDataError(.loadIssueModelContainer, "The configuration \(synced.name) syncs with a CloudKit database; there is no CloudKit on Linux (DEVIATIONS.md SD11).")
+        }
         guard configurations.count == 1 else {
             throw SwiftDataError(.loadIssueModelContainer, "Only one configuration per container is supported on Linux so far (DEVIATIONS.md SD1).")
         }
         self.configurations = Set(configurations)
+        self.migrationPlan = migrationPlan
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: givenSchema.managedObjectModel)
         for configuration in configurations {
             // History is kept, as SwiftData keeps it: `fetchHistory` reads it, and other processes' saves are found in it.
@@ -105,6 +111,7 @@ public final class ModelContainer: @unchecked Sendable {
     init(schema: Schema, coordinator: NSPersistentStoreCoordinator) {
         self.schema = schema
         configurations = []
+        migrationPlan = nil
         self.coordinator = coordinator
     }
 
