@@ -122,3 +122,33 @@ extension ValueTypesTests {
         #expect(lonely.notes?.isEmpty == true)
     }
 }
+
+@Model final class Visit {
+    #Unique<Visit>([\.city, \.day])
+    #Index<Visit>([\.city], [\.day, \.city])
+    var city: String
+    var day: Int
+    var note: String = ""
+    init(city: String, day: Int, note: String = "") {
+        self.city = city
+        self.day = day
+        self.note = note
+    }
+}
+
+extension ValueTypesTests {
+    @Test func uniqueAndIndexMacrosMakeConstraintsAndIndexes() throws {
+        let container = try ModelContainer(for: Visit.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let entity = try #require(container.schema.entitiesByName["Visit"])
+        #expect(entity.uniquenessConstraints == [["city", "day"]])
+        #expect(entity.indices == [["city"], ["day", "city"]])
+        let context = ModelContext(container)
+        context.insert(Visit(city: "Lisbon", day: 1, note: "first"))
+        context.insert(Visit(city: "Lisbon", day: 2))
+        try context.save()
+        context.insert(Visit(city: "Lisbon", day: 1, note: "again"))
+        try context.save()
+        let visits = try ModelContext(container).fetch(FetchDescriptor<Visit>(sortBy: [SortDescriptor(\.day)]))
+        #expect(visits.map(\.day) == [1, 2] && visits.first?.note == "again", "the pair (city, day) is unique together: upsert")
+    }
+}

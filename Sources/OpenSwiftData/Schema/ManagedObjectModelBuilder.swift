@@ -43,6 +43,13 @@ enum ManagedObjectModelBuilder {
             }
             description.properties = properties
             if !entity.uniquenessConstraints.isEmpty { description.uniquenessConstraints = entity.uniquenessConstraints }
+            // `#Index`: one store index per list of properties (B-tree, as SwiftData's).
+            let byName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            description.indexes = entity.indices.enumerated().compactMap { number, names in
+                let elements = names.compactMap { byName[$0].map { NSFetchIndexElementDescription(property: $0, collationType: .binary) } }
+                guard elements.count == names.count else { return nil }
+                return NSFetchIndexDescription(name: "\(entity.name)_\(names.joined(separator: "_"))_\(number)", elements: elements)
+            }
         }
         pairInverses(entities, relationshipsByEntity)
         model.entities = entities.compactMap { descriptions[$0.name] }
