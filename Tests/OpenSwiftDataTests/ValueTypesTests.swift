@@ -152,3 +152,30 @@ extension ValueTypesTests {
         #expect(visits.map(\.day) == [1, 2] && visits.first?.note == "again", "the pair (city, day) is unique together: upsert")
     }
 }
+
+@Model final class Photo {
+    @Attribute(.externalStorage) var caption: String?
+    @Attribute(.externalStorage) var pixels: Data
+    init(caption: String?, pixels: Data) {
+        self.caption = caption
+        self.pixels = pixels
+    }
+}
+
+extension ValueTypesTests {
+    @Test func externalStorageKeepsLargeDataBesideTheStore() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("photos.store")
+        let pixels = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        do {
+            let context = ModelContext(try ModelContainer(for: Photo.self, configurations: ModelConfiguration(url: url)))
+            context.insert(Photo(caption: "harbour", pixels: pixels))
+            try context.save()
+        }
+        let read = try ModelContext(try ModelContainer(for: Photo.self, configurations: ModelConfiguration(url: url))).fetch(FetchDescriptor<Photo>())
+        #expect(read.first?.pixels == pixels && read.first?.caption == "harbour")
+        let files = (try? FileManager.default.subpathsOfDirectory(atPath: directory.path)) ?? []
+        #expect(files.contains { $0.contains("_EXTERNAL_DATA/") }, "the large value is a file beside the store, as Core Data keeps it: \(files)")
+    }
+}
