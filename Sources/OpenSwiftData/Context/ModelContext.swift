@@ -54,16 +54,9 @@ public final class ModelContext: Hashable {
     /// Merges the saves other contexts of the container made since this context last caught up: their rows are
     /// read again (this context's unsaved changes stay on top), their deletions leave it.
     func catchUp() {
-        let saves = inbox.drain()
-        guard !saves.isEmpty else { return }
-        var inserted = Set<NSManagedObjectID>(), updated = Set<NSManagedObjectID>(), deleted = Set<NSManagedObjectID>()
-        for save in saves {
-            inserted.formUnion(save.inserted)
-            updated.formUnion(save.updated)
-            deleted.formUnion(save.deleted)
-        }
+        guard let saved = inbox.drain() else { return }
         managedObjectContext.mergeChanges(fromContextDidSave: Notification(name: .NSManagedObjectContextDidSave, object: nil, userInfo: [
-            NSInsertedObjectIDsKey: inserted, NSUpdatedObjectIDsKey: updated.subtracting(deleted), NSDeletedObjectIDsKey: deleted,
+            NSInsertedObjectIDsKey: saved.inserted, NSUpdatedObjectIDsKey: saved.updated, NSDeletedObjectIDsKey: saved.deleted,
         ]))
     }
 

@@ -9,33 +9,42 @@ import Synchronization
 ///
 /// ```swift
 /// inbox.post(SavedChanges(inserted: [], updated: [id], deleted: []))   // another context saved
-/// for changes in inbox.drain() { merge(changes) }                       // this context, when next used
+/// if let changes = inbox.drain() { merge(changes) }                     // this context, when next used
 /// ```
 final class SaveInbox: Sendable {
-    private let pending = Mutex<[SavedChanges]>([])
+    /// The saves posted since the last drain, as one: a context left idle holds each changed row's ID once, however
+    /// many saves changed it.
+    private let pending = Mutex<SavedChanges?>(nil)
     private let hasPending = Atomic<Bool>(false)
 
     func post(_ changes: SavedChanges) {
-        pending.withLock { $0.append(changes) }
+        pending.withLock { $0 = $0.map { $0.merged(with: changes) } ?? changes }
         hasPending.store(true, ordering: .releasing)
     }
 
-    /// The saves posted since the last drain (cheap when there are none).
-    func drain() -> [SavedChanges] {
-        guard hasPending.load(ordering: .acquiring) else { return [] }
+    /// The saves posted since the last drain, merged (nil when there are none; cheap then).
+    func drain() -> SavedChanges? {
+        guard hasPending.load(ordering: .acquiring) else { return nil }
         return pending.withLock { saves in
             hasPending.store(false, ordering: .relaxed)
-            defer { saves = [] }
+            defer { saves = nil }
             return saves
         }
     }
 }
 
-/// The object IDs one save inserted, updated and deleted.
+/// The object IDs one save (or several, merged) inserted, updated and deleted.
 struct SavedChanges: Sendable {
     let inserted: Set<NSManagedObjectID>
     let updated: Set<NSManagedObjectID>
     let deleted: Set<NSManagedObjectID>
+
+    /// These changes followed by `later`: a row deleted later is only deleted.
+    func merged(with later: SavedChanges) -> SavedChanges {
+        let deleted = deleted.union(later.deleted)
+        return SavedChanges(inserted: inserted.union(later.inserted).subtracting(deleted), updated: updated.union(later.updated).subtracting(deleted),
+                            deleted: deleted)
+    }
 }
 
 /// The inboxes of a container's live contexts.
