@@ -208,3 +208,17 @@ extension ModelContextTests {
         }
     }
 }
+
+extension ModelContextTests {
+    /// SwiftData's most reported failure is a predicate that crashes at fetch: here it throws a clear error.
+    @Test func aPredicateTheStoreCannotRunThrowsAtFetch() throws {
+        let context = ModelContext(try Self.container())
+        context.insert(Trip(name: "Lisbon"))
+        try context.save()
+        let typeTest = #Predicate<Trip> { trip in (trip.start as Any) is Date }
+        let error = #expect(throws: SwiftDataError.self) { try context.fetch(FetchDescriptor(predicate: typeTest)) }
+        #expect(error == .unsupportedPredicate && (error?.reason.contains("Predicate") ?? false), "\(String(describing: error))")
+        let unknownKey = #Predicate<Trip> { $0.name.count > 3 }
+        #expect(try context.fetch(FetchDescriptor(predicate: unknownKey)).map(\.name) == ["Lisbon"], "a string's count is its length")
+    }
+}
