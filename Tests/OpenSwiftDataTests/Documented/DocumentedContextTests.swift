@@ -285,6 +285,7 @@ struct DocumentedContextTests {
 
         let notes = received.all
         #expect(notes.map(\.name) == [ModelContext.willSave, ModelContext.didSave])
+        #expect(notes.first?.userInfo == nil, "willSave: \"Notifications with this name don't contain a userInfo dictionary.\"")
         let info = try #require(notes.last?.userInfo)
         func ids(_ key: ModelContext.NotificationKey) -> Set<PersistentIdentifier> {
             Set((info[key.rawValue] as? [PersistentIdentifier]) ?? [])

@@ -1,0 +1,41 @@
+import Foundation
+import OpenSwiftData
+import Testing
+
+// Documented behaviours OpenSwiftData does not have yet. Each test states what Apple's documentation says and is
+// wrapped in `withKnownIssue`, so the suite passes while the difference stands and fails (“known issue was not
+// recorded”) once the runtime is fixed — then unwrap the test.
+
+@Suite("Documented: known differences")
+struct DocumentedKnownDifferences {
+    /// Foundation's SortDescriptor for a `String` key path is `init(_:comparator:order:)` with
+    /// `comparator: String.StandardComparator = .localizedStandard` (SortDescriptor reference), and a FetchDescriptor
+    /// sorts by its sort descriptors: `SortDescriptor(\.title)` orders titles as Finder does — numbers by value,
+    /// letters without regard to case — so "Volume 2" < "volume 3" < "Volume 10".
+    @Test func aStringSortDescriptorUsesTheLocalizedStandardComparator() throws {
+        let container = try LibraryFixture.inMemoryContainer()
+        let context = ModelContext(container)
+        for (isbn, title) in [("a", "Volume 10"), ("b", "volume 3"), ("c", "Volume 2")] {
+            context.insert(Book(isbn: isbn, title: title, pages: 1))
+        }
+        try context.save()
+        let titles = try ModelContext(container).fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)])).map(\.title)
+        withKnownIssue("OpenSwiftData sorts strings with compare: (byte order), ignoring the descriptor's .localizedStandard comparator") {
+            #expect(titles == ["Volume 2", "volume 3", "Volume 10"])
+        }
+    }
+
+    /// ModelContext.autosaveEnabled: "When true, the context calls save() after you make changes to any inserted or
+    /// registered models." A context you make and turn autosave on for saves an insertion by itself.
+    @MainActor @Test func aContextYouMakeAutosavesWhenEnabled() async throws {
+        let container = try LibraryFixture.inMemoryContainer()
+        let context = ModelContext(container)
+        context.autosaveEnabled = true
+        context.insert(Author(name: "Italo Calvino"))
+        let saved = await DocumentedAutosaveTests.eventually { !context.hasChanges }
+        let stored = try ModelContext(container).fetchCount(FetchDescriptor<Author>())
+        withKnownIssue("OpenSwiftData autosaves only the container's mainContext (ModelContext.noteChanged checks isMainContext)") {
+            #expect(saved && stored == 1)
+        }
+    }
+}
