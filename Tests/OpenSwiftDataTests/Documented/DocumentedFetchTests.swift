@@ -99,6 +99,33 @@ struct DocumentedFetchTests {
         #expect(try context.fetch(unsavedOnly).isEmpty, "the unsaved insertion is not persisted")
     }
 
+    /// includePendingChanges (true by default) with a limit, an offset and a sort: the unsaved models take their
+    /// place in the order, and the limit and offset count them like the saved ones.
+    @Test func limitsAndOffsetsCountUnsavedModels() throws {
+        let context = ModelContext(try Self.numberedBooks(6))     // t000 … t005, saved
+        for title in ["s1", "t0025", "u1"] { context.insert(Book(isbn: title, title: title, pages: 0)) }
+        var descriptor = FetchDescriptor<Book>(sortBy: Self.byTitle)
+        #expect(try context.fetch(descriptor).map(\.title) == ["s1", "t000", "t001", "t002", "t0025", "t003", "t004", "t005", "u1"])
+        descriptor.fetchLimit = 4
+        #expect(try context.fetch(descriptor).map(\.title) == ["s1", "t000", "t001", "t002"])
+        descriptor.fetchOffset = 3
+        #expect(try context.fetch(descriptor).map(\.title) == ["t002", "t0025", "t003", "t004"])
+    }
+
+    /// enumerate and the batched fetch match against the context's unsaved changes too (includePendingChanges is
+    /// true by default): an unsaved insertion is visited, an unsaved deletion is not.
+    @Test func enumerateAndBatchedFetchSeePendingChanges() throws {
+        let context = ModelContext(try Self.numberedBooks(5))
+        context.insert(Book(isbn: "new", title: "t002a", pages: 99))
+        let t003 = try #require(try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.title == "t003" })).first)
+        context.delete(t003)
+        let expected = ["t000", "t001", "t002", "t002a", "t004"]
+        var visited: [String] = []
+        try context.enumerate(FetchDescriptor<Book>(sortBy: Self.byTitle), batchSize: 2) { visited.append($0.title) }
+        #expect(visited == expected)
+        #expect(try context.fetch(FetchDescriptor<Book>(sortBy: Self.byTitle), batchSize: 2).map(\.title) == expected)
+    }
+
     // MARK: fetchCount, fetchIdentifiers
 
     /// fetchCount(_:): the number of models that match the descriptor's criteria.

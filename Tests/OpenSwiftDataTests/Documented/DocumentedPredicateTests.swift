@@ -68,6 +68,14 @@ struct DocumentedPredicateTests {
         #expect(Set(loans.map(\.borrower)) == ["Rui", "Ana"] && loans.count == 2)
     }
 
+    /// Optional chaining into a method (`?.contains`) and into a to-many relationship's count through a to-one one.
+    @Test func optionalChainingIntoMethodsAndCollections() throws {
+        let context = try Self.reader()
+        #expect(try Self.titles(context, #Predicate { $0.subtitle?.contains("Verse") == true }) == ["Beowulf"])
+        #expect(try Self.titles(context, #Predicate { ($0.author?.books.count ?? 0) >= 2 })
+            == ["The Dispossessed", "A Wizard of Earthsea", "Blindness", "The Cave"])
+    }
+
     // MARK: Strings
 
     /// `contains(_:)` on a string is Swift's: case-sensitive.
@@ -83,6 +91,7 @@ struct DocumentedPredicateTests {
         let context = try Self.reader()
         #expect(try Self.titles(context, #Predicate { $0.title.starts(with: "B") }) == ["Blindness", "Beowulf"])
         #expect(try Self.titles(context, #Predicate { $0.title.starts(with: "b") }).isEmpty)
+        #expect(try Self.authors(context, #Predicate { $0.name.starts(with: "José") }) == ["José Saramago"], "non-ASCII text")
     }
 
     /// Equality and ordering of strings, and a value captured from the surrounding code.

@@ -57,4 +57,20 @@ struct DocumentedKnownDifferences {
             #expect(matches == ["5"])
         }
     }
+
+    /// Foundation's SortDescriptor takes any key path of the model, also one through a to-one relationship
+    /// (`init(_:comparator:order:)` with a `KeyPath<Compared, String?>`), and OpenSwiftData's own FetchDescriptor
+    /// documents such paths (`\Stop.trip?.name` → `trip.name`): the books are ordered by their author's name, the
+    /// second descriptor ordering each author's books.
+    @Test func aSortDescriptorThroughAToOneRelationship() throws {
+        let container = try LibraryFixture.inMemoryContainer()
+        try LibraryFixture.insertSample(into: ModelContext(container))
+        let descriptor = FetchDescriptor<Book>(predicate: #Predicate { $0.author != nil },
+                                               sortBy: [SortDescriptor(\.author?.name, order: .reverse), SortDescriptor(\.pages)])
+        let context = ModelContext(container)
+        withKnownIssue("the key path's name is read from its description, which on Linux is \"<computed 0x…>\": the fetch throws 134060 (keypath not found in entity Book)") {
+            let titles = try context.fetch(descriptor).map(\.title)
+            #expect(titles == ["A Wizard of Earthsea", "The Dispossessed", "The Cave", "Blindness", "Invisible Cities"])
+        }
+    }
 }
