@@ -22,12 +22,31 @@ struct AutosaveTests {
         #expect(main.hasChanges, "off: nothing saves")
     }
 
-    @Test func aContextYouMakeDoesNotAutosave() async throws {
+    @Test func aContextYouMakeDoesNotAutosaveByDefault() async throws {
         let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
         #expect(!context.autosaveEnabled)
         context.insert(Trip(name: "Lisbon"))
         for _ in 0..<20 { await Task.yield() }
         #expect(context.hasChanges)
+    }
+}
+
+@ModelActor actor AutosavingImporter {
+    func add(_ name: String) {
+        modelContext.autosaveEnabled = true
+        modelContext.insert(Trip(name: name))
+    }
+    var hasChanges: Bool { modelContext.hasChanges }
+}
+
+extension AutosaveTests {
+    @Test func aModelActorsContextAutosavesBetweenItsJobs() async throws {
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let importer = AutosavingImporter(modelContainer: container)
+        await importer.add("Lisbon")
+        for _ in 0..<200 where await importer.hasChanges { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await importer.hasChanges == false)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 1)
     }
 }

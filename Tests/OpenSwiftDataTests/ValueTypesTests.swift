@@ -123,9 +123,9 @@ extension ValueTypesTests {
     }
 }
 
-@Model final class Visit {
-    #Unique<Visit>([\.city, \.day])
-    #Index<Visit>([\.city], [\.day, \.city])
+@Model final class CityVisit {
+    #Unique<CityVisit>([\.city, \.day])
+    #Index<CityVisit>([\.city], [\.day, \.city])
     var city: String
     var day: Int
     var note: String = ""
@@ -138,17 +138,17 @@ extension ValueTypesTests {
 
 extension ValueTypesTests {
     @Test func uniqueAndIndexMacrosMakeConstraintsAndIndexes() throws {
-        let container = try ModelContainer(for: Visit.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let entity = try #require(container.schema.entitiesByName["Visit"])
+        let container = try ModelContainer(for: CityVisit.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let entity = try #require(container.schema.entitiesByName["CityVisit"])
         #expect(entity.uniquenessConstraints == [["city", "day"]])
         #expect(entity.indices == [["city"], ["day", "city"]])
         let context = ModelContext(container)
-        context.insert(Visit(city: "Lisbon", day: 1, note: "first"))
-        context.insert(Visit(city: "Lisbon", day: 2))
+        context.insert(CityVisit(city: "Lisbon", day: 1, note: "first"))
+        context.insert(CityVisit(city: "Lisbon", day: 2))
         try context.save()
-        context.insert(Visit(city: "Lisbon", day: 1, note: "again"))
+        context.insert(CityVisit(city: "Lisbon", day: 1, note: "again"))
         try context.save()
-        let visits = try ModelContext(container).fetch(FetchDescriptor<Visit>(sortBy: [SortDescriptor(\.day)]))
+        let visits = try ModelContext(container).fetch(FetchDescriptor<CityVisit>(sortBy: [SortDescriptor(\.day)]))
         #expect(visits.map(\.day) == [1, 2] && visits.first?.note == "again", "the pair (city, day) is unique together: upsert")
     }
 }

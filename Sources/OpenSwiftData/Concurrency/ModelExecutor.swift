@@ -34,6 +34,7 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
     /// An executor for the actor that uses `modelContext`.
     public init(modelContext: ModelContext) {
         self.modelContext = modelContext
+        modelContext.autosaveRunner = .queue(queue)   // between the actor's jobs, on the queue that runs them
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {

@@ -123,7 +123,7 @@ public final class ModelContainer: @unchecked Sendable {
     @MainActor public var mainContext: ModelContext {
         if let context = mainContextBox.context { return context }
         let context = ModelContext(self)
-        context.isMainContext = true
+        context.autosaveRunner = .mainActor
         context.autosaveEnabled = true
         mainContextBox.context = context
         return context
@@ -137,10 +137,6 @@ extension ModelContainer {
         Task { @MainActor [mainContextBox] in mainContextBox.context?.catchUp() }
     }
 
-    /// Runs the main context's autosave on the main actor's next turn.
-    func scheduleMainContextAutosave() {
-        Task { @MainActor [mainContextBox] in mainContextBox.context?.autosave() }
-    }
 }
 
 /// Holds the main context (main actor only).

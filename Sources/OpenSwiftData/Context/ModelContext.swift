@@ -26,24 +26,27 @@ public final class ModelContext: Hashable {
     private var modelCountAfterPurge = 0
     /// Other contexts' saves not merged yet.
     let inbox = SaveInbox()
-    /// Whether this is the container's main context (autosave runs there).
-    var isMainContext = false
+    /// Where this context's autosave runs: where the context is used — the main actor for the main context and for
+    /// a context made on the main thread, a model actor's queue for its context; nowhere for others.
+    var autosaveRunner: AutosaveRunner = .none
     private var autosaveScheduled = false
 
     /// Whether the context saves by itself after changes (false by default; true for the container's `mainContext`).
     ///
-    /// On the main context a change schedules a save on the main actor, so a burst of changes is saved once, after
-    /// the code making them returns (DEVIATIONS.md SD2: other contexts do not autosave on Linux, where there are no
-    /// scene or window events to save at).
+    /// A change schedules a save where the context is used — on the main actor for the main context (and any context
+    /// made on the main thread), on a `@ModelActor`'s executor for its context — so a burst of changes is saved once,
+    /// after the code making them returns (DEVIATIONS.md SD2: a context made elsewhere has no such place, and does not
+    /// autosave).
     ///
     /// ```swift
     /// container.mainContext.insert(Trip(name: "Lisbon"))   // saved on the main actor's next turn
     /// ```
     public var autosaveEnabled = false
 
-    /// A context on `container`'s store.
-    public init(_ container: ModelContainer) {
+    /// A context on `container`'s store, used where it is made (`isolation`: the caller's actor, found by the compiler).
+    public init(_ container: ModelContainer, isolation: isolated (any Actor)? = #isolation) {
         self.container = container
+        if Thread.isMainThread || isolation.map({ $0 === MainActor.shared }) == true { autosaveRunner = .mainActor }
         managedObjectContext = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         managedObjectContext.persistentStoreCoordinator = container.coordinator
         // An insert that collides with a stored model on a unique attribute updates that model (SwiftData's upsert).
@@ -200,14 +203,30 @@ public final class ModelContext: Hashable {
         managedObjectContext.processPendingChanges()
     }
 
-    /// Schedules the main context's autosave after a change (once per burst of changes).
+    /// Schedules the autosave after a change (once per burst of changes).
     func noteChanged() {
-        guard autosaveEnabled, isMainContext, !autosaveScheduled else { return }
+        guard autosaveEnabled, !autosaveScheduled else { return }
+        let context = UncheckedContext(context: self)
+        switch autosaveRunner {
+        case .mainActor: Task { @MainActor in context.context?.autosave() }
+        case .queue(let queue): queue.async { context.context?.autosave() }
+        case .none: return
+        }
         autosaveScheduled = true
-        container.scheduleMainContextAutosave()
     }
 
-    /// The main context's autosave: saves the changes, if any. A failed autosave keeps them (`hasChanges` stays
+    /// Where a context's autosave runs.
+    enum AutosaveRunner {
+        case mainActor, queue(DispatchQueue), none
+    }
+
+    /// The context, handed to the place it is used anyway (its thread or actor's queue) to save there.
+    private struct UncheckedContext: @unchecked Sendable {
+        // @unchecked Sendable: only ever read on the context's own thread or queue (AutosaveRunner).
+        weak var context: ModelContext?
+    }
+
+    /// The autosave: saves the changes, if any. A failed autosave keeps them (`hasChanges` stays
     /// true) for the next `save()`, which throws the error, as Apple's autosave does not report it either.
     func autosave() {
         autosaveScheduled = false

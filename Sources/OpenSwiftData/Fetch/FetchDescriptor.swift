@@ -32,6 +32,14 @@ public struct FetchDescriptor<T: PersistentModel>: @unchecked Sendable {
         self.sortBy = sortBy
     }
 
+    /// How strings compare: the descriptor's comparator — `.localizedStandard` (Foundation's default for a `String`
+    /// key path: numbers by value, case ignored, as Finder sorts) or `.lexical` (code point order).
+    static func selector(_ descriptor: SortDescriptor<T>, keyPath: PartialKeyPath<T>) -> Selector? {
+        let valueType = type(of: keyPath).valueType
+        guard valueType == String.self || valueType == String?.self else { return nil }
+        return descriptor.stringComparator == String.StandardComparator.lexical ? nil : Selector("localizedStandardCompare:")
+    }
+
     /// The Core Data fetch request of this descriptor.
     func fetchRequest<Result: NSFetchRequestResult>(_ resultType: NSFetchRequestResultType) throws -> NSFetchRequest<Result> {
         let request = NSFetchRequest<Result>(entityName: Schema.entityName(of: T.self))
@@ -47,7 +55,7 @@ public struct FetchDescriptor<T: PersistentModel>: @unchecked Sendable {
             guard let keyPath = descriptor.keyPath, let name = ModelKeyPaths.name(of: keyPath) else {
                 throw SwiftDataError(.unsupportedSortDescriptor, "Sort descriptors must sort by a persisted property's key path.")
             }
-            return OpenCoreData.NSSortDescriptor(key: name, ascending: descriptor.order == .forward)
+            return OpenCoreData.NSSortDescriptor(key: name, ascending: descriptor.order == .forward, selector: Self.selector(descriptor, keyPath: keyPath))
         }
         if let fetchLimit { request.fetchLimit = max(fetchLimit, 0) }
         if let fetchOffset { request.fetchOffset = max(fetchOffset, 0) }
