@@ -121,6 +121,8 @@ extension ModelContextTests {
         #expect(trips.count == 250)
         #expect(trips[0].name == "t000" && trips[249].name == "t249" && trips[120].name == "t120")
         #expect(Array(trips.prefix(3)).map(\.name) == ["t000", "t001", "t002"])
+        let ids = try other.fetchIdentifiers(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]), batchSize: 100)
+        #expect(ids.count == 250 && ids[120] == trips[120].persistentModelID)
     }
 
     @Test func undoRevertsTheLastChanges() throws {

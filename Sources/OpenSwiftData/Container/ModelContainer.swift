@@ -89,6 +89,7 @@ public final class ModelContainer: @unchecked Sendable {
                 throw SwiftDataError(code, "The store at \(configuration.url.path) could not be opened: \(error)", underlying: error)
             }
         }
+        StoreDirectory.shared.add(coordinator)
     }
 
     /// Deletes every model of every store: each store is destroyed and made again, empty (contexts still holding
@@ -105,6 +106,7 @@ public final class ModelContainer: @unchecked Sendable {
             guard (try? coordinator.destroyPersistentStore(at: url, ofType: type, options: options)) != nil else { continue }
             _ = try? coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: options)
         }
+        StoreDirectory.shared.add(coordinator)   // the new stores have new identifiers
     }
 
     /// A container over a coordinator whose store is already loaded (a migration stage's handlers).

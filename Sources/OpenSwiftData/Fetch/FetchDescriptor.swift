@@ -71,18 +71,3 @@ public struct FetchDescriptor<T: PersistentModel>: @unchecked Sendable {
         return request
     }
 }
-
-/// Names a model key path as Core Data's key-value coding path: a persisted property of the root model (from the
-/// `@Model` metadata), or a path through its relationships (`\Stop.trip?.name` → `"trip.name"`).
-enum ModelKeyPaths {
-    static func name(of keyPath: AnyKeyPath) -> String? {
-        if let root = type(of: keyPath).rootType as? any PersistentModel.Type, let name = ModelLayout.of(root).propertiesByKeyPath[keyPath]?.name {
-            return name
-        }
-        // A path through relationships: its description lists the components (`\Stop.trip?.name`).
-        let description = String(describing: keyPath)
-        guard description.hasPrefix("\\"), let dot = description.firstIndex(of: ".") else { return nil }
-        let path = description[description.index(after: dot)...].replacingOccurrences(of: "?", with: "").replacingOccurrences(of: "!", with: "")
-        return path.isEmpty ? nil : path
-    }
-}

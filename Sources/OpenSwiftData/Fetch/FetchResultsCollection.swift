@@ -8,20 +8,21 @@ import OpenCoreData
 /// let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]), batchSize: 100)
 /// for trip in trips.prefix(10) { print(trip.name) }   // one batch read
 /// ```
-public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessCollection {
-    private let objects: [NSManagedObject]
-    private let context: ModelContext
+public struct FetchResultsCollection<Element>: RandomAccessCollection {
+    private let count_: Int
+    private let element: (Int) -> Element
 
-    init(objects: [NSManagedObject], context: ModelContext) {
-        self.objects = objects
-        self.context = context
+    init(count: Int, element: @escaping (Int) -> Element) {
+        count_ = count
+        self.element = element
     }
 
-    public var startIndex: Int { objects.startIndex }
-    public var endIndex: Int { objects.endIndex }
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count_ }
 
     public subscript(position: Int) -> Element {
-        context.model(for: objects[position]) as! Element
+        precondition(position >= 0 && position < count_, "Index \(position) out of range 0..<\(count_)")
+        return element(position)
     }
 }
 
@@ -37,6 +38,17 @@ extension ModelContext {
         catchUp()
         let request: NSFetchRequest<NSManagedObject> = try descriptor.fetchRequest(.managedObjectResultType)
         request.fetchBatchSize = max(batchSize, 0)
-        return FetchResultsCollection(objects: try managedObjectContext.fetch(request), context: self)
+        let objects = try managedObjectContext.fetch(request)
+        return FetchResultsCollection(count: objects.count) { self.model(for: objects[$0]) as! T }
+    }
+
+    /// The identifiers of the models `descriptor` matches, as a collection (without making the models).
+    ///
+    /// ```swift
+    /// let ids = try context.fetchIdentifiers(FetchDescriptor<Trip>(), batchSize: 1000)
+    /// ```
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<PersistentIdentifier> {
+        let identifiers = try fetchIdentifiers(descriptor)
+        return FetchResultsCollection(count: identifiers.count) { identifiers[$0] }
     }
 }

@@ -111,6 +111,9 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable {
 
 /// In a converted `#Predicate`, an identifier compares as the row's object ID (`$0.persistentModelID == id`,
 /// `$0.trip?.persistentModelID == id`).
+/// A decoded identifier compares as the object ID its URI names in a live container's store.
 extension PersistentIdentifier: _PredicateConstantValue {
-    public var _predicateConstantValue: Any? { objectID ?? uriRepresentation }
+    public var _predicateConstantValue: Any? {
+        objectID ?? uriRepresentation.flatMap { StoreDirectory.shared.objectID(for: $0) } ?? uriRepresentation
+    }
 }

@@ -30,13 +30,13 @@ public protocol SchemaMigrationPlan {
 ///         },
 ///         didMigrate: nil)
 /// ```
-public enum MigrationStage {
+public enum MigrationStage: Sendable {
     /// An inferred migration (renames from `originalName:`, added and removed properties, new defaults).
     case lightweight(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type)
     /// An inferred migration with your code before it (a context of the old version's models, on the store at that
     /// version) and after it (the new version's models, on the migrated store); save in them what you change.
     case custom(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
-                willMigrate: ((ModelContext) throws -> Void)?, didMigrate: ((ModelContext) throws -> Void)?)
+                willMigrate: (@Sendable (ModelContext) throws -> Void)?, didMigrate: (@Sendable (ModelContext) throws -> Void)?)
 
     /// The Core Data stage: each SwiftData stage goes from exactly its `fromVersion` to its `toVersion`.
     func coreDataStage() -> NSMigrationStage {

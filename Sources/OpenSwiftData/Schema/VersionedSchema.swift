@@ -11,7 +11,7 @@ import Foundation
 /// }
 /// let schema = Schema(versionedSchema: TripsV1.self)
 /// ```
-public protocol VersionedSchema {
+public protocol VersionedSchema: SendableMetatype {
     /// The version number.
     static var versionIdentifier: Schema.Version { get }
     /// The model classes of this version.

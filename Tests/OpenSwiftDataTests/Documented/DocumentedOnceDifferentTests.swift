@@ -2,11 +2,11 @@ import Foundation
 import OpenSwiftData
 import Testing
 
-// Documented behaviours OpenSwiftData does not have yet. Each test states what Apple's documentation says and is
-// wrapped in `withKnownIssue`, so the suite passes while the difference stands and fails (“known issue was not
-// recorded”) once the runtime is fixed — then unwrap the test.
+// Documented behaviours OpenSwiftData first lacked (each was a known issue when these tests were written, and each
+// failed then): the localized standard string sort, autosave of a context you make, a decoded identifier in a
+// predicate, and a sort descriptor through a to-one relationship.
 
-@Suite("Documented: known differences")
+@Suite("Documented: once-known differences")
 struct DocumentedKnownDifferences {
     /// Foundation's SortDescriptor for a `String` key path is `init(_:comparator:order:)` with
     /// `comparator: String.StandardComparator = .localizedStandard` (SortDescriptor reference), and a FetchDescriptor
@@ -51,9 +51,7 @@ struct DocumentedKnownDifferences {
         let predicate = #Predicate<Book> { $0.persistentModelID == id }
         #expect(try predicate.evaluate(model), "the predicate's own meaning")
         let matches = try context.fetch(FetchDescriptor<Book>(predicate: predicate)).map(\.isbn)
-        withKnownIssue("a decoded identifier becomes its URI in the converted predicate (PersistentIdentifier._predicateConstantValue), which matches no row") {
-            #expect(matches == ["5"])
-        }
+        #expect(matches == ["5"])
     }
 
     /// Foundation's SortDescriptor takes any key path of the model, also one through a to-one relationship
@@ -66,9 +64,7 @@ struct DocumentedKnownDifferences {
         let descriptor = FetchDescriptor<Book>(predicate: #Predicate { $0.author != nil },
                                                sortBy: [SortDescriptor(\.author?.name, order: .reverse), SortDescriptor(\.pages)])
         let context = ModelContext(container)
-        withKnownIssue("the key path's name is read from its description, which on Linux is \"<computed 0x…>\": the fetch throws 134060 (keypath not found in entity Book)") {
-            let titles = try context.fetch(descriptor).map(\.title)
-            #expect(titles == ["A Wizard of Earthsea", "The Dispossessed", "The Cave", "Blindness", "Invisible Cities"])
-        }
+        let titles = try context.fetch(descriptor).map(\.title)
+        #expect(titles == ["A Wizard of Earthsea", "The Dispossessed", "The Cave", "Blindness", "Invisible Cities"])
     }
 }
