@@ -40,35 +40,18 @@ import OpenSwiftData
     }
 }
 
-/// Where a mood was taken: a country and its continent.
-struct Place: Sendable {
-    let country: (isoCode: Int, name: String)
-    let continent: (isoCode: Int, name: String)
-}
-
-/// Records moods from a background actor, finding or making their country and continent.
+/// Records moods from a background actor into countries the store has (found by ISO code).
 @ModelActor actor MoodRecorder {
-    func record(_ moods: [(rating: Int, colors: [String], place: Place)], author: String) throws -> [PersistentIdentifier] {
+    func record(_ moods: [(rating: Int, colors: [String], countryCode: Int)], author: String) throws -> [PersistentIdentifier] {
         modelContext.author = author
-        let recorded = moods.map { mood in
+        let recorded = try moods.map { mood in
             let record = Mood(date: Date(timeIntervalSince1970: 1_700_000_000), rating: mood.rating, colors: mood.colors)
             modelContext.insert(record)
-            record.country = country(mood.place)
+            let code = mood.countryCode
+            record.country = try modelContext.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.isoCode == code })).first
             return record
         }
         try modelContext.save()
         return recorded.map(\.persistentModelID)
-    }
-
-    private func country(_ place: Place) -> Country {
-        let code = place.country.isoCode
-        if let found = try? modelContext.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.isoCode == code })).first { return found }
-        let country = Country(isoCode: code, name: place.country.name)
-        modelContext.insert(country)
-        let continentCode = place.continent.isoCode
-        let continent = (try? modelContext.fetch(FetchDescriptor<Continent>(predicate: #Predicate { $0.isoCode == continentCode })).first)
-            ?? Continent(isoCode: continentCode, name: place.continent.name)
-        country.continent = continent
-        return country
     }
 }

@@ -1,30 +1,39 @@
 import Foundation
 import OpenSwiftData
 
-// The objc.io Moody tour through OpenSwiftData (SwiftData's API on Linux): background actors record moods, the main
-// context lists them by country and continent, filters, deletes and undoes, reads the store's history, and the store
-// is reopened from its file. `swift run moody-swiftdata [store path]`.
+// The objc.io Moody tour through OpenSwiftData (SwiftData's API on Linux): the main context stores the countries and
+// continents (a second insert of one upserts it), background actors record moods at the same time, the main context
+// lists them by country and continent, filters, deletes and undoes, reads the store's history, and the store is
+// reopened from its file. `swift run moody-swiftdata [store path]`.
 
-let europe = (isoCode: 150, name: "Europe"), asia = (isoCode: 142, name: "Asia"), america = (isoCode: 419, name: "South America")
-let places = [
-    Place(country: (250, "France"), continent: europe), Place(country: (276, "Germany"), continent: europe),
-    Place(country: (392, "Japan"), continent: asia), Place(country: (76, "Brazil"), continent: america),
-]
+let continents = [(150, "Europe", [(250, "France"), (276, "Germany")]), (142, "Asia", [(392, "Japan")]), (419, "South America", [(76, "Brazil")])]
 
 @MainActor func tour(storeURL: URL) async throws {
     let container = try ModelContainer(for: Mood.self, configurations: ModelConfiguration(url: storeURL))
     print("store: \(storeURL.path)")
 
+    let context = container.mainContext
+    context.autosaveEnabled = false
+    context.author = "setup"
+    for (code, name, countries) in continents {
+        let continent = Continent(isoCode: code, name: name)
+        context.insert(continent)
+        continent.countries = countries.map { Country(isoCode: $0.0, name: $0.1) }
+    }
+    try context.save()
+    context.insert(Country(isoCode: 250, name: "France (République française)"))   // unique ISO code: updates France
+    try context.save()
+    context.author = nil
+    print("countries: \(try context.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.isoCode)])).map(\.name).joined(separator: ", "))")
+
     // Two actors record moods at the same time.
     let first = MoodRecorder(modelContainer: container), second = MoodRecorder(modelContainer: container)
-    async let a = first.record([(4, ["#da6b10", "#ff05d0"], places[0]), (1, ["#f33f61", "#0eac1e"], places[1])], author: "phone")
-    async let b = second.record([(0, ["#eeed77", "#4ca5b7"], places[0]), (1, ["#4bb292", "#3a2d07"], places[2]),
-                                 (3, ["#587b59", "#2a1154"], places[3])], author: "watch")
+    async let a = first.record([(4, ["#da6b10", "#ff05d0"], 250), (1, ["#f33f61", "#0eac1e"], 276)], author: "phone")
+    async let b = second.record([(0, ["#eeed77", "#4ca5b7"], 250), (1, ["#4bb292", "#3a2d07"], 392), (3, ["#587b59", "#2a1154"], 76)],
+                                author: "watch")
     let recorded = try await a + b
     print("recorded \(recorded.count) moods from two actors")
 
-    let context = container.mainContext
-    context.autosaveEnabled = false
     context.undoManager = UndoManager()
     printMoods(in: context)
     let good = try context.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.rating >= 3 }, sortBy: [SortDescriptor(\.rating, order: .reverse)]))
