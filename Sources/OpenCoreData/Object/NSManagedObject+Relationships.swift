@@ -244,13 +244,18 @@ extension NSManagedObject {
         }
         guard changed || inverseOfChange else { return }
         if !changed, relationship.inverseRelationship?.isToMany == true, var committed = committedToMany[index],
-           committed.contains(object.objectID) == add {
-            // A many-to-many list read at another time than the other side already agreed: the other side read the
-            // pair as the change found it (there, for a removal; not there, for an addition), and so do the committed
-            // members now. The change then reads as this side's too: a merge's refresh re-applies it (it was lost,
-            // the list read back from the store), and a deletion's rules see the member left (stress seed 117).
-            if add { committed.removeAll { $0 == object.objectID } } else { committed.append(object.objectID) }
-            committedToMany[index] = committed
+           committed.contains(object.objectID) == add, let context = _context {
+            // A many-to-many list read at another time than the other side already agreed, and shows no change of
+            // the pair: one of the two sides is stale, and which one is not known. The store says whether the pair is
+            // there now, and the committed members take its word for this pair (the rest of the list stays as read).
+            // Where the store differs from the list, the change then reads as this side's too: a merge's refresh
+            // re-applies it (it was lost, the list read back from the store), a deletion's rules see the member left
+            // (stress seed 117), and undoing the change through this side writes the store's pair away (seed 122).
+            let stored = context.committedToManyIDs(of: self, relationship: relationship).contains(object.objectID)
+            if stored != committed.contains(object.objectID) {
+                if stored { committed.append(object.objectID) } else { committed.removeAll { $0 == object.objectID } }
+                committedToMany[index] = committed
+            }
         }
         _context?.noteToManyChanged(self, slot: index)
     }

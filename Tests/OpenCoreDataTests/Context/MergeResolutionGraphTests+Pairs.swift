@@ -100,3 +100,30 @@ extension MergeResolutionGraphTests {
         #expect(file.tags(of: f.key("i")).isEmpty && file.tags(of: f.key("j")).isEmpty)
     }
 }
+
+extension MergeResolutionGraphTests {
+    /// Stress seed 122, reduced: the reading order the other way round. i's list is the stale one (read before theirs
+    /// tagged i with t1), t1's the fresh one. Mine tags i with t1 through i's list (t1's already listed i), then takes
+    /// i out again through t1's list: the store's pair goes. Taking the stale side's word for the pair had t1's
+    /// committed members lose i, and the removal then wrote nothing.
+    @Test func aPairAddedThroughTheStaleSideThenRemovedThroughTheFreshSideLeavesTheStore() throws {
+        let f = try Fixture { _, objects in objects["j"]!.mutableSetValue(forKey: "tags").add(objects["t1"]!) }
+        f.mine.performAndWait {
+            f.mine.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy   // i changed in the store since mine read it
+            let i = f.object("i", in: f.mine)
+            i.setValue("mine", forKey: "title")   // an unsaved change keeps i, and the list it read, registered
+            #expect(Self.realize(i, "tags") == 0)
+        }
+        try f.theirSave { $0.object(with: f.ids["i"]!).mutableSetValue(forKey: "tags").add($0.object(with: f.ids["t1"]!)) }
+        try f.mine.performAndWait {
+            let i = f.object("i", in: f.mine), t1 = f.object("t1", in: f.mine)
+            #expect(Self.tagIDs(t1, "items") == [f.ids["i"]!, f.ids["j"]!], "t1, a fault, reads the store's pairs")
+            i.mutableSetValue(forKey: "tags").add(t1)
+            t1.mutableSetValue(forKey: "items").remove(i)
+            #expect(Self.tagIDs(i, "tags").isEmpty && Self.tagIDs(t1, "items") == [f.ids["j"]!])
+            try f.mine.save()
+        }
+        #expect(f.file().tags(of: f.key("i")).isEmpty, "mine took i out of t1: the pair the store had is gone")
+        #expect(f.file().tags(of: f.key("j")) == [f.key("t1")])
+    }
+}
