@@ -290,11 +290,7 @@ public final class ModelContext: Hashable {
     }
 
     /// The object of `model` in this context: its own, or (a model not inserted yet) the one inserting it makes.
-    func managedObject(for model: any PersistentModel) -> NSManagedObject {
-        managedObject(of: model)
-    }
-
-    private func managedObject<M: PersistentModel>(of model: M) -> NSManagedObject {
+    func managedObject<M: PersistentModel>(for model: M) -> NSManagedObject {
         guard let backing = model.persistentBackingData as? ModelBackingData<M> else {
             preconditionFailure("\(M.self) has backing data of another kind.")
         }

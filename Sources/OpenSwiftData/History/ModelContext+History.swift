@@ -13,7 +13,7 @@ extension ModelContext {
         guard T.self == DefaultHistoryTransaction.self else {
             throw SwiftDataError(.unsupportedPredicate, "Only DefaultHistoryTransaction is fetched from Core Data's history.")
         }
-        var transactions = try defaultHistory().map { $0 as! T }
+        var transactions = try coreDataHistory().map { defaultTransaction($0) as! T }
         if let predicate = descriptor.predicate { transactions = try transactions.filter { try predicate.evaluate($0) } }
         if !descriptor.sortBy.isEmpty { transactions.sort(using: descriptor.sortBy) }
         if let limit = descriptor.fetchLimit { transactions = Array(transactions.prefix(max(limit, 0))) }
@@ -27,13 +27,16 @@ extension ModelContext {
     /// try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token <= processed }))
     /// ```
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
-        var matching = descriptor
-        matching.fetchLimit = nil
-        let all = try defaultHistory()
-        let matched = try fetchHistory(matching).compactMap { $0 as? DefaultHistoryTransaction }
-        guard let newest = matched.map(\.transactionIdentifier).max() else { return }
+        catchUp()
+        guard T.self == DefaultHistoryTransaction.self else {
+            throw SwiftDataError(.unsupportedPredicate, "Only DefaultHistoryTransaction is deleted from Core Data's history.")
+        }
         let raw = try coreDataHistory()
-        let next = raw.first { $0.transactionNumber > newest && $0.storeID == all.first { $0.transactionIdentifier == newest }?.storeIdentifier }
+        let history = raw.map(defaultTransaction)
+        // The descriptor's limit does not narrow a deletion; its predicate picks the newest transaction to delete up to.
+        let matched = try descriptor.predicate.map { predicate in try history.filter { try predicate.evaluate($0 as! T) } } ?? history
+        guard let newest = matched.max(by: { $0.transactionIdentifier < $1.transactionIdentifier }) else { return }
+        let next = raw.first { $0.transactionNumber > newest.transactionIdentifier && $0.storeID == newest.storeIdentifier }
         _ = try managedObjectContext.execute(NSPersistentHistoryChangeRequest.deleteHistory(before: next))
     }
 
@@ -71,13 +74,11 @@ extension ModelContext {
         return ((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction]) ?? []
     }
 
-    private func defaultHistory() throws -> [DefaultHistoryTransaction] {
-        try coreDataHistory().map { transaction in
-            DefaultHistoryTransaction(storeIdentifier: transaction.storeID, bundleIdentifier: transaction.bundleID, processIdentifier: transaction.processID,
-                                      transactionIdentifier: transaction.transactionNumber,
-                                      token: DefaultHistoryToken(storeIdentifier: transaction.storeID, transactionNumber: transaction.transactionNumber),
-                                      author: transaction.author, changes: (transaction.changes ?? []).compactMap(historyChange), timestamp: transaction.timestamp)
-        }
+    private func defaultTransaction(_ transaction: NSPersistentHistoryTransaction) -> DefaultHistoryTransaction {
+        DefaultHistoryTransaction(storeIdentifier: transaction.storeID, bundleIdentifier: transaction.bundleID, processIdentifier: transaction.processID,
+                                  transactionIdentifier: transaction.transactionNumber,
+                                  token: DefaultHistoryToken(storeIdentifier: transaction.storeID, transactionNumber: transaction.transactionNumber),
+                                  author: transaction.author, changes: (transaction.changes ?? []).compactMap(historyChange), timestamp: transaction.timestamp)
     }
 
     private func historyChange(_ change: NSPersistentHistoryChange) -> HistoryChange? {

@@ -23,8 +23,6 @@ enum ModelValues {
                 preconditionFailure("The stored value of '\(property.name)' cannot be decoded as \(Value.self): \(error)")
             }
         case .toOne:
-            object.willAccessValue(forKey: property.name)
-            defer { object.didAccessValue(forKey: property.name) }
             guard let related = object.value(forKey: property.name) as? NSManagedObject else {
                 return emptyValue(of: Value.self, property: property)
             }

@@ -50,8 +50,7 @@ extension Schema {
                     unsupported.append((property.name, valueType))
                 }
             }
-            let layoutNames = Dictionary(layout.properties.map { ($0.keyPath, $0.name) }, uniquingKeysWith: { first, _ in first })
-            let names = { (paths: [AnyKeyPath]) in paths.compactMap { layoutNames[$0] } }
+            let names = { (paths: [AnyKeyPath]) in paths.compactMap { layout.propertiesByKeyPath[$0]?.name } }
             self.attributes = attributes
             self.relationships = relationships
             self.unsupported = unsupported
