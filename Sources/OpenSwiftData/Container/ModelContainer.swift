@@ -56,6 +56,11 @@ public final class ModelContainer: @unchecked Sendable {
             if let property = entity.unsupported.first {
                 throw SwiftDataError(.loadIssueModelContainer, "\(entity.name).\(property.name) has the type \(property.type), which is neither a model, an array of models, a stored scalar nor Codable.")
             }
+            for attribute in entity.attributes {
+                guard let name = attribute.options.lazy.compactMap(\.transformerName).first,
+                      ValueTransformer(forName: NSValueTransformerName(name)) == nil else { continue }
+                throw SwiftDataError(.loadIssueModelContainer, "\(entity.name).\(attribute.name) is transformed by '\(name)', which no value transformer is registered under: call ValueTransformer.setValueTransformer(_:forName:) with NSValueTransformerName(\"\(name)\") before making the container.")
+            }
         }
         let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
         if let synced = configurations.first(where: { if case .privateDatabase = $0.cloudKitDatabase.kind { true } else { false } }) {

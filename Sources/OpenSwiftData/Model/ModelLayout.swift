@@ -18,7 +18,7 @@ struct ModelLayout: @unchecked Sendable {
     static func of(_ type: any PersistentModel.Type) -> ModelLayout {
         let key = ObjectIdentifier(type)
         if let layout = cache.withLock({ $0[key] }) { return layout }
-        let properties = type.schemaMetadata.map { ModelProperty(name: $0.name, keyPath: $0.keypath) }
+        let properties = type.schemaMetadata.map { ModelProperty(name: $0.name, keyPath: $0.keypath, attribute: $0.metadata as? Schema.Attribute) }
         let layout = ModelLayout(properties: properties,
                                  propertiesByKeyPath: Dictionary(properties.map { ($0.keyPath, $0) }, uniquingKeysWith: { first, _ in first }))
         cache.withLock { $0[key] = layout }
@@ -48,6 +48,9 @@ struct ModelProperty: @unchecked Sendable {
         case rawValue(NSAttributeType, optional: Bool)
         /// Any other `Codable` value: stored as its JSON encoding (binary data).
         case codable(optional: Bool)
+        /// A value `@Attribute(.transformable(by:))` gives a transformer: Core Data's transformable attribute, the
+        /// value handed to Core Data as it is.
+        case transformed(optional: Bool)
         /// A model (or nil).
         case toOne(any PersistentModel.Type, optional: Bool)
         /// An array of models.
@@ -64,17 +67,23 @@ struct ModelProperty: @unchecked Sendable {
 
         var isOptional: Bool {
             switch self {
-            case .scalar(_, let optional), .rawValue(_, let optional), .codable(let optional), .toOne(_, let optional): optional
+            case .scalar(_, let optional), .rawValue(_, let optional), .codable(let optional), .transformed(let optional), .toOne(_, let optional):
+                optional
             case .toMany: true
             case .unsupported: false
             }
         }
     }
 
-    init(name: String, keyPath: AnyKeyPath) {
+    init(name: String, keyPath: AnyKeyPath, attribute: Schema.Attribute?) {
         self.name = name
         self.keyPath = keyPath
-        kind = Self.kind(of: type(of: keyPath).valueType)
+        let valueType = type(of: keyPath).valueType
+        if attribute?.options.contains(where: { $0.transformerName != nil }) == true {
+            kind = .transformed(optional: valueType is any _OptionalModelValue.Type)
+        } else {
+            kind = Self.kind(of: valueType)
+        }
     }
 
     private static func kind(of valueType: Any.Type) -> Kind {

@@ -22,6 +22,11 @@ enum ModelValues {
             } catch {
                 preconditionFailure("The stored value of '\(property.name)' cannot be decoded as \(Value.self): \(error)")
             }
+        case .transformed:
+            guard let value = object.value(forKey: property.name) else { return emptyValue(of: Value.self, property: property) }
+            if let value = value as? Value { return value }
+            if let optional = Value.self as? any _OptionalModelValue.Type, let wrapped = optional.wrapping(value) { return wrapped as! Value }
+            preconditionFailure("The transformer of '\(property.name)' made a \(Swift.type(of: value)), not a \(Value.self).")
         case .toOne:
             guard let related = object.value(forKey: property.name) as? NSManagedObject else {
                 return emptyValue(of: Value.self, property: property)
@@ -53,6 +58,8 @@ enum ModelValues {
             object.setValue((unwrapped(value) as? any RawRepresentable).map { $0.rawValue as Any }, forKey: property.name)
         case .codable:
             object.setValue(encoded(value, property: property), forKey: property.name)
+        case .transformed:
+            object.setValue(unwrapped(value), forKey: property.name)
         case .toOne:
             let model = unwrapped(value) as? any PersistentModel
             object.setValue(model.map { context.managedObject(for: $0) }, forKey: property.name)

@@ -64,6 +64,10 @@ enum ManagedObjectModelBuilder {
         let valueType = attribute.valueType
         let unwrapped = (valueType as? any _OptionalModelValue.Type)?.wrappedValueType ?? valueType
         description.attributeType = ModelProperty.storedType(of: unwrapped)
+        if let transformerName = attribute.options.lazy.compactMap(\.transformerName).first {
+            description.attributeType = .transformableAttributeType
+            description.valueTransformerName = transformerName
+        }
         description.isTransient = attribute.isTransient
         description.allowsExternalBinaryDataStorage = attribute.options.contains(.externalStorage)
         description.isIndexedBySpotlight = attribute.options.contains(.spotlight)

@@ -81,18 +81,32 @@ extension Schema {
             /// History keeps the value of a deleted model (a tombstone).
             public static let preserveValueOnDeletion = Option(kind: .preserveValueOnDeletion)
 
-            /// The value is stored as the data `transformer` makes of it.
+            /// The value is stored as the data `transformer` makes of it (Core Data's transformable attribute, whose
+            /// value transformer is the one registered under the class's name; a container whose transformers are
+            /// not registered throws ``SwiftDataError/loadIssueModelContainer``).
             ///
             /// ```swift
+            /// ValueTransformer.setValueTransformer(ColorTransformer(), forName: NSValueTransformerName("ColorTransformer"))
             /// @Attribute(.transformable(by: ColorTransformer.self)) var color: Color
             /// ```
             public static func transformable(by transformer: ValueTransformer.Type) -> Option {
                 Option(kind: .transformable(String(describing: transformer)))
             }
 
-            /// The value is stored as the data the transformer registered under `transformerName` makes of it.
+            /// The value is stored as the data the transformer registered under `transformerName` makes of it (register
+            /// it with `ValueTransformer.setValueTransformer(_:forName:)` before making the container).
+            ///
+            /// ```swift
+            /// ValueTransformer.setValueTransformer(ColorTransformer(), forName: NSValueTransformerName("Colors"))
+            /// @Attribute(.transformable(by: "Colors")) var color: Color
+            /// ```
             public static func transformable(by transformerName: String) -> Option {
                 Option(kind: .transformable(transformerName))
+            }
+
+            /// The transformer name of a `.transformable(by:)` option (nil for the other options).
+            var transformerName: String? {
+                if case .transformable(let transformer) = kind { transformer } else { nil }
             }
 
             public var description: String {

@@ -29,7 +29,7 @@ extension Schema {
             var attributes: [Attribute] = [], relationships: [Relationship] = [], unsupported: [(String, Any.Type)] = []
             for (metadata, property) in zip(type.schemaMetadata, layout.properties) {
                 switch property.kind {
-                case .scalar, .rawValue, .codable:
+                case .scalar, .rawValue, .codable, .transformed:
                     let given = metadata.metadata as? Attribute
                     let attribute = Attribute(options: given?.options ?? [], originalName: given?.originalName, hashModifier: given?.hashModifier)
                     attribute.name = property.name
