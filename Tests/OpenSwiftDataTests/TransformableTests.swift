@@ -94,7 +94,9 @@ struct TransformableTests {
         // Core Data reads the same column through the same transformer.
         let model = try #require(NSManagedObjectModel.makeManagedObjectModel(for: context.container.schema))
         let container = NSPersistentContainer(name: "art", managedObjectModel: model)
-        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
+        let description = NSPersistentStoreDescription(url: url)
+        description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)   // as SwiftData keeps it
+        container.persistentStoreDescriptions = [description]
         var loadError: (any Error)?
         container.loadPersistentStores { _, error in loadError = error }
         #expect(loadError == nil)

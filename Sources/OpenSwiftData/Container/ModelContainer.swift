@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import Synchronization
 
 /// The models' schema and the store that keeps them (SwiftData's `ModelContainer`): a Core Data persistent store
 /// coordinator over a SQLite store in Core Data's format, migrated automatically (lightweight) when the models change.
@@ -27,6 +28,10 @@ public final class ModelContainer: @unchecked Sendable {
     private let mainContextBox = MainContextBox()
     /// The inboxes of the live contexts, which each save posts to.
     let inboxes = SaveInboxes()
+    /// The name of every context of the container (its saves' `contextName` in the history).
+    let contextName = "OpenSwiftData.ModelContainer.\(UUID().uuidString)"
+    /// Follows the saves of other containers and processes on the stores, to merge them into the contexts.
+    private let otherWriters = Mutex<HistoryFollower?>(nil)
 
     /// A container for `types` (and the models their relationships reach).
     ///
@@ -75,7 +80,7 @@ public final class ModelContainer: @unchecked Sendable {
         for configuration in configurations {
             // History is kept, as SwiftData keeps it: `fetchHistory` reads it, and other processes' saves are found in it.
             var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-                                               NSPersistentHistoryTrackingKey: true]
+                                               NSPersistentHistoryTrackingKey: true, NSPersistentStoreRemoteChangeNotificationPostOptionKey: true]
             if !configuration.allowsSave { options[NSReadOnlyPersistentStoreOption] = true }
             if let migrationPlan {
                 options[NSPersistentStoreStagedMigrationManagerOptionKey] = NSStagedMigrationManager(migrationPlan.stages.map { $0.coreDataStage() })
@@ -95,6 +100,7 @@ public final class ModelContainer: @unchecked Sendable {
             }
         }
         StoreDirectory.shared.add(coordinator)
+        try followOtherWriters()
     }
 
     /// Deletes every model of every store: each store is destroyed and made again, empty (contexts still holding
@@ -142,6 +148,22 @@ extension ModelContainer {
     /// shows other contexts' saves without waiting to be used.
     func mainContextCatchUp() {
         Task { @MainActor [mainContextBox] in mainContextBox.context?.catchUp() }
+    }
+
+    /// Merges other writers' saves (other containers and processes on the same store files, which Core Data's
+    /// remote-change notifications announce) into every context of the container, as its own contexts' saves are.
+    private func followOtherWriters() throws {
+        let follower = try HistoryFollower(coordinator: coordinator, after: .now) { [inboxes, mainContextBox, contextName] transactions in
+            var changes: SavedChanges?
+            for transaction in transactions where transaction.contextName != contextName {
+                let saved = SavedChanges(transaction)
+                changes = changes.map { $0.merged(with: saved) } ?? saved
+            }
+            guard let changes else { return }
+            inboxes.post(changes, from: nil)
+            Task { @MainActor in mainContextBox.context?.catchUp() }
+        }
+        otherWriters.withLock { $0 = follower }
     }
 
 }

@@ -30,6 +30,8 @@ public final class ModelContext: Hashable {
     /// a context made on the main thread, a model actor's queue for its context; nowhere for others.
     var autosaveRunner: AutosaveRunner = .none
     private var autosaveScheduled = false
+    /// The results observers over this context (told after each change event), and whether an event is scheduled.
+    var changeObservers = ContextChangeObservers()
 
     /// Whether the context saves by itself after changes (false by default; true for the container's `mainContext`).
     ///
@@ -49,6 +51,8 @@ public final class ModelContext: Hashable {
         if Thread.isMainThread || isolation.map({ $0 === MainActor.shared }) == true { autosaveRunner = .mainActor }
         managedObjectContext = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         managedObjectContext.persistentStoreCoordinator = container.coordinator
+        // Names the container's saves in the history, so that its feed of other writers' saves can skip them.
+        managedObjectContext.name = container.contextName
         // An insert that collides with a stored model on a unique attribute updates that model (SwiftData's upsert).
         managedObjectContext.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
         container.inboxes.add(inbox)
@@ -61,6 +65,11 @@ public final class ModelContext: Hashable {
         managedObjectContext.mergeChanges(fromContextDidSave: Notification(name: .NSManagedObjectContextDidSave, object: nil, userInfo: [
             NSInsertedObjectIDsKey: saved.inserted, NSUpdatedObjectIDsKey: saved.updated, NSDeletedObjectIDsKey: saved.deleted,
         ]))
+        changeObservers.tell()
+    }
+
+    deinit {
+        if let token = changeObservers.notificationToken { NotificationCenter.default.removeObserver(token) }
     }
 
     public static func == (lhs: ModelContext, rhs: ModelContext) -> Bool { lhs === rhs }
@@ -198,13 +207,22 @@ public final class ModelContext: Hashable {
         }
     }
 
-    /// Finishes the current event: delete rules and relationship changes are applied, and observers told.
+    /// Finishes the current event: other contexts' saves are merged, delete rules and relationship changes are
+    /// applied, and observers (``ResultsObserver``s over this context) told.
+    ///
+    /// ```swift
+    /// context.insert(Trip(name: "Porto"))
+    /// context.processPendingChanges()   // an observer of the context's trips has the new one
+    /// ```
     public func processPendingChanges() {
+        catchUp()
         managedObjectContext.processPendingChanges()
     }
 
-    /// Schedules the autosave after a change (once per burst of changes).
+    /// Schedules the autosave after a change (once per burst of changes), and the end of the event when results
+    /// observers wait for it.
     func noteChanged() {
+        if changeObservers.needsEventScheduled { scheduleEventEnd() }
         guard autosaveEnabled, !autosaveScheduled else { return }
         let context = UncheckedContext(context: self)
         switch autosaveRunner {
@@ -221,7 +239,7 @@ public final class ModelContext: Hashable {
     }
 
     /// The context, handed to the place it is used anyway (its thread or actor's queue) to save there.
-    private struct UncheckedContext: @unchecked Sendable {
+    struct UncheckedContext: @unchecked Sendable {
         // @unchecked Sendable: only ever read on the context's own thread or queue (AutosaveRunner).
         weak var context: ModelContext?
     }

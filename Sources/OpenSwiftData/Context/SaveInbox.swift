@@ -16,10 +16,18 @@ final class SaveInbox: Sendable {
     /// many saves changed it.
     private let pending = Mutex<SavedChanges?>(nil)
     private let hasPending = Atomic<Bool>(false)
+    /// Called after each post, from the posting thread: schedules the context's catching up where it is used.
+    private let wakeUp = Mutex<(@Sendable () -> Void)?>(nil)
 
     func post(_ changes: SavedChanges) {
         pending.withLock { $0 = $0.map { $0.merged(with: changes) } ?? changes }
         hasPending.store(true, ordering: .releasing)
+        wakeUp.withLock { $0 }?()
+    }
+
+    /// Has `block` called after each post (a context with results observers catches up at once).
+    func setWakeUp(_ block: @escaping @Sendable () -> Void) {
+        wakeUp.withLock { $0 = block }
     }
 
     /// The saves posted since the last drain, merged (nil when there are none; cheap then).
@@ -38,6 +46,26 @@ struct SavedChanges: Sendable {
     let inserted: Set<NSManagedObjectID>
     let updated: Set<NSManagedObjectID>
     let deleted: Set<NSManagedObjectID>
+
+    init(inserted: Set<NSManagedObjectID>, updated: Set<NSManagedObjectID>, deleted: Set<NSManagedObjectID>) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+    }
+
+    /// The rows one history transaction inserted, updated and deleted.
+    init(_ transaction: NSPersistentHistoryTransaction) {
+        var inserted = Set<NSManagedObjectID>(), updated = Set<NSManagedObjectID>(), deleted = Set<NSManagedObjectID>()
+        for change in transaction.changes ?? [] {
+            switch change.changeType {
+            case .insert: inserted.insert(change.changedObjectID)
+            case .update: updated.insert(change.changedObjectID)
+            case .delete: deleted.insert(change.changedObjectID)
+            @unknown default: updated.insert(change.changedObjectID)
+            }
+        }
+        self.init(inserted: inserted, updated: updated.subtracting(inserted), deleted: deleted)
+    }
 
     /// These changes followed by `later`: a row deleted later is only deleted.
     func merged(with later: SavedChanges) -> SavedChanges {
@@ -62,8 +90,8 @@ final class SaveInboxes: Sendable {
         }
     }
 
-    /// Posts `changes` to every inbox but the saver's.
-    func post(_ changes: SavedChanges, from saver: SaveInbox) {
+    /// Posts `changes` to every inbox but the saver's (every inbox when `saver` is nil: another writer's save).
+    func post(_ changes: SavedChanges, from saver: SaveInbox?) {
         let inboxes = entries.withLock { $0.compactMap(\.inbox) }
         for inbox in inboxes where inbox !== saver { inbox.post(changes) }
     }

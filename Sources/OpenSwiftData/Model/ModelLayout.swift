@@ -81,6 +81,8 @@ struct ModelProperty: @unchecked Sendable {
         let valueType = type(of: keyPath).valueType
         if attribute?.options.contains(where: { $0.transformerName != nil }) == true {
             kind = .transformed(optional: valueType is any _OptionalModelValue.Type)
+        } else if attribute?.isCodable == true, ((valueType as? any _OptionalModelValue.Type)?.wrappedValueType ?? valueType) is any Codable.Type {
+            kind = .codable(optional: valueType is any _OptionalModelValue.Type)
         } else {
             kind = Self.kind(of: valueType)
         }

@@ -63,7 +63,7 @@ enum ManagedObjectModelBuilder {
         description.isOptional = attribute.isOptional
         let valueType = attribute.valueType
         let unwrapped = (valueType as? any _OptionalModelValue.Type)?.wrappedValueType ?? valueType
-        description.attributeType = ModelProperty.storedType(of: unwrapped)
+        description.attributeType = attribute.isCodable ? .binaryDataAttributeType : ModelProperty.storedType(of: unwrapped)
         if let transformerName = attribute.options.lazy.compactMap(\.transformerName).first {
             description.attributeType = .transformableAttributeType
             description.valueTransformerName = transformerName

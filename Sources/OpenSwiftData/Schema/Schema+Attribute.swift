@@ -46,6 +46,8 @@ extension Schema {
         public var isUnique: Bool { options.contains(.unique) }
         /// Whether the value lives only in memory (`.ephemeral`): a transient attribute, never saved.
         public var isTransient: Bool { options.contains(.ephemeral) }
+        /// Whether the value is stored as its `Codable` encoding (`.codable`).
+        public var isCodable: Bool { options.contains(.codable) }
 
         public var description: String { "Attribute(\(name): \(valueType)\(isOptional ? "?" : "")\(options.isEmpty ? "" : ", \(options)"))" }
 
@@ -62,7 +64,7 @@ extension Schema {
         /// How an attribute is stored (`@Attribute(.unique)`, …).
         public struct Option: Hashable, Sendable, CustomStringConvertible {
             enum Kind: Hashable, Sendable {
-                case unique, externalStorage, ephemeral, spotlight, allowsCloudEncryption, preserveValueOnDeletion
+                case unique, externalStorage, ephemeral, spotlight, allowsCloudEncryption, preserveValueOnDeletion, codable
                 case transformable(String)
             }
 
@@ -80,6 +82,14 @@ extension Schema {
             public static let allowsCloudEncryption = Option(kind: .allowsCloudEncryption)
             /// History keeps the value of a deleted model (a tombstone).
             public static let preserveValueOnDeletion = Option(kind: .preserveValueOnDeletion)
+            /// The value is stored as its `Codable` encoding (JSON here), whatever its type — for types the schema
+            /// cannot look into, such as classes that are not models. The stored value is opaque: not for
+            /// predicates or sorts, and changing the type's shape is no migration (its coding must stay compatible).
+            ///
+            /// ```swift
+            /// @Attribute(.codable) var placeIdentifier: PlaceIdentifier?
+            /// ```
+            public static var codable: Option { Option(kind: .codable) }
 
             /// The value is stored as the data `transformer` makes of it (Core Data's transformable attribute, whose
             /// value transformer is the one registered under the class's name; a container whose transformers are
@@ -117,6 +127,7 @@ extension Schema {
                 case .spotlight: ".spotlight"
                 case .allowsCloudEncryption: ".allowsCloudEncryption"
                 case .preserveValueOnDeletion: ".preserveValueOnDeletion"
+                case .codable: ".codable"
                 case .transformable(let name): ".transformable(by: \(name))"
                 }
             }
