@@ -173,13 +173,6 @@ extension ModelContextTests {
 }
 
 extension ModelContextTests {
-    @Test func aContainerTakesOneConfiguration() throws {
-        #expect(throws: SwiftDataError.loadIssueModelContainer) {
-            try ModelContainer(for: Trip.self, configurations: ModelConfiguration("a", isStoredInMemoryOnly: true),
-                               ModelConfiguration("b", isStoredInMemoryOnly: true))
-        }
-    }
-
     @Test func theDefaultStoreIsDefaultDotStoreInTheContainersDirectory() {
         let configuration = ModelConfiguration()
         #expect(configuration.url.lastPathComponent == "default.store")

@@ -71,12 +71,10 @@ public final class ModelContainer: @unchecked Sendable {
         if let synced = configurations.first(where: { if case .privateDatabase = $0.cloudKitDatabase.kind { true } else { false } }) {
             throw SwiftDataError(.loadIssueModelContainer, "The configuration \(synced.name) syncs with a CloudKit database; there is no CloudKit on Linux (DEVIATIONS.md SD11).")
         }
-        guard configurations.count == 1 else {
-            throw SwiftDataError(.loadIssueModelContainer, "Only one configuration per container is supported on Linux so far (DEVIATIONS.md SD1).")
-        }
+        let layout = try StoreLayout(configurations: configurations, schema: givenSchema, migrates: migrationPlan != nil)
         self.configurations = Set(configurations)
         self.migrationPlan = migrationPlan
-        coordinator = NSPersistentStoreCoordinator(managedObjectModel: givenSchema.managedObjectModel)
+        coordinator = NSPersistentStoreCoordinator(managedObjectModel: layout.managedObjectModel)
         for configuration in configurations {
             // History is kept, as SwiftData keeps it: `fetchHistory` reads it, and other processes' saves are found in it.
             var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
@@ -89,7 +87,8 @@ public final class ModelContainer: @unchecked Sendable {
                 if !configuration.isStoredInMemoryOnly {
                     try FileManager.default.createDirectory(at: configuration.url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 }
-                _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: configuration.url, options: options)
+                _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: layout.configurationName(of: configuration),
+                                                       at: configuration.url, options: options)
             } catch {
                 let code: SwiftDataError.Code = switch (error as NSError).code {
                 case NSStagedMigrationBackwardMigrationError: .backwardMigration
@@ -115,7 +114,8 @@ public final class ModelContainer: @unchecked Sendable {
             guard let url = store.url else { continue }
             let type = store.type, options = store.options
             guard (try? coordinator.destroyPersistentStore(at: url, ofType: type, options: options)) != nil else { continue }
-            _ = try? coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: options)
+            let configuration = store.configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : store.configurationName
+            _ = try? coordinator.addPersistentStore(ofType: type, configurationName: configuration, at: url, options: options)
         }
         StoreDirectory.shared.add(coordinator)   // the new stores have new identifiers
     }

@@ -108,7 +108,7 @@ public final class ModelContext: Hashable {
             return
         }
         let entityName = Schema.entityName(of: T.self)
-        guard let entity = container.schema.managedObjectModel.entitiesByName[entityName] else {
+        guard let entity = container.coordinator.managedObjectModel.entitiesByName[entityName] else {
             preconditionFailure("\(T.self) is not in the container's schema; list it (or a model that refers to it) when making the container.")
         }
         noteChanged()
