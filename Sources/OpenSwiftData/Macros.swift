@@ -3,6 +3,17 @@ import Foundation
 /// Makes a class a SwiftData model: its stored properties become persisted attributes and relationships (read and
 /// written through its backing data), it conforms to ``PersistentModel`` and `Observable`.
 ///
+/// A model may inherit from another (its entity is then a subentity of the superclass's): fetching the superclass
+/// returns the subclasses' instances too.
+///
+/// ```swift
+/// @Model class Trip { var name: String; init(name: String) { self.name = name } }
+/// @Model final class BusinessTrip: Trip {
+///     var perDiem: Double = 0
+///     init(name: String, perDiem: Double) { self.perDiem = perDiem; super.init(name: name) }
+/// }
+/// ```
+///
 /// ```swift
 /// @Model final class Trip {
 ///     @Attribute(.unique) var name: String
@@ -12,7 +23,8 @@ import Foundation
 ///     init(name: String) { self.name = name }
 /// }
 /// ```
-@attached(member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init), named(_$observationRegistrar))
+@attached(member, conformances: PersistentModel, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init),
+          named(_$observationRegistrar), named(_$schemaMetadata), named(_$BackingModel), named(_$moveSubclassValues))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelMacro")

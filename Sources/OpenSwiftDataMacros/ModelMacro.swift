@@ -17,7 +17,10 @@ import SwiftSyntaxMacros
 ///   turns it into accessors over the backing data.
 /// - member: the backing data storage, `persistentBackingData`, `schemaMetadata` (one
 ///   `Schema.PropertyMetadata` per persisted property, in declaration order), `init(backingData:)` and the
-///   observation registrar. A member the class declares itself is not added again.
+///   observation registrar. A member the class declares itself is not added again. A class that is not `final`
+///   gets its metadata as an overridable class property built by `_$schemaMetadata(rootedAt:)`, and a model that
+///   inherits from another (``ModelMembers/inheritableMembers(superclass:)``) overrides it, keeps the values its
+///   initializer sets before `super.init` in storage of its own and hands them over on first use.
 /// - extension: the conformances the class does not declare yet (`PersistentModel`, `Observable`).
 ///
 /// Every problem is reported by the member role (the others stay silent, so each is reported once).
@@ -51,18 +54,34 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         }
         let members = ModelMembers(className: modelClass.name.trimmedDescription, properties: properties)
         let declared = DeclaredMembers(modelClass.memberBlock)
+        let superclass = modelSuperclass(of: modelClass, conformingTo: protocols)
+        let isFinal = modelClass.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
         var result: [DeclSyntax] = [members.backingDataStorage]
-        if !declared.hasPersistentBackingData {
+        if superclass == nil, !declared.hasPersistentBackingData {
             result.append(members.persistentBackingData)
         }
         if !declared.hasSchemaMetadata {
-            result.append(members.schemaMetadata)
+            result += superclass == nil && isFinal ? [members.schemaMetadata] : members.inheritableMembers(superclass: superclass)
         }
         if !declared.hasBackingDataInitializer {
-            result.append(members.backingDataInitializer)
+            result.append(superclass == nil ? members.backingDataInitializer : members.inheritedBackingDataInitializer)
         }
         result.append(members.observationRegistrar)
         return result
+    }
+
+    /// The model class `modelClass` inherits from, if it does: the compiler passes `PersistentModel` among the
+    /// conformances to add only when the class does not conform yet, so a class that already conforms without
+    /// declaring it inherits the conformance — from its superclass, the first type of its inheritance clause.
+    private static func modelSuperclass(of modelClass: ClassDeclSyntax, conformingTo protocols: [TypeSyntax]) -> String? {
+        let names = { (type: TypeSyntax) -> String in
+            type.as(IdentifierTypeSyntax.self)?.name.text ?? type.as(MemberTypeSyntax.self)?.name.text ?? type.trimmedDescription
+        }
+        guard !protocols.contains(where: { names($0) == "PersistentModel" }),
+              let inherited = modelClass.inheritanceClause?.inheritedTypes, let first = inherited.first,
+              !inherited.contains(where: { names($0.type) == "PersistentModel" })
+        else { return nil }
+        return first.type.trimmedDescription
     }
 
     public static func expansion(

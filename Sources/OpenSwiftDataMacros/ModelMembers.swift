@@ -54,15 +54,77 @@ struct ModelMembers {
 
     /// `PersistentModel.schemaMetadata`: one entry per persisted property.
     var schemaMetadata: DeclSyntax {
-        let entries = properties.map(metadataEntry)
-        let array = entries.isEmpty ? "[]" : "[\n" + entries.map { "        " + $0 }.joined(separator: ",\n") + "\n    ]"
-        return DeclSyntax(
+        DeclSyntax(
             stringLiteral: """
                 public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
-                    \(array)
+                    \(metadataArray(root: className))
                 }
                 """
         )
+    }
+
+    /// The members of a class other models may inherit from (not `final`), or of a model inheriting from one (with
+    /// `superclass`): the schema metadata as an overridable class property, built by a generic function that roots
+    /// every key path at the class asking (`\BusinessTrip.name` for an inherited `name`), so that key paths written
+    /// through a subclass name its inherited properties too.
+    func inheritableMembers(superclass: String?) -> [DeclSyntax] {
+        let inherited = superclass.map { "\($0)._$schemaMetadata(rootedAt: S.self) + " } ?? ""
+        var members: [DeclSyntax] = [
+            DeclSyntax(
+                stringLiteral: """
+                    public \(superclass == nil ? "" : "override ")class var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                        \(className)._$schemaMetadata(rootedAt: \(className).self)
+                    }
+                    """
+            ),
+            DeclSyntax(
+                stringLiteral: """
+                    public static func _$schemaMetadata<S: \(className)>(rootedAt _: S.Type) -> [OpenSwiftData.Schema.PropertyMetadata] {
+                        \(inherited)\(metadataArray(root: "S"))
+                    }
+                    """
+            ),
+        ]
+        if superclass == nil {
+            members.append("public typealias _$BackingModel = \(raw: className)")
+            members.append(
+                """
+                public func _$moveSubclassValues() {
+                }
+                """
+            )
+        } else {
+            members.append(
+                """
+                public override func _$moveSubclassValues() {
+                    super._$moveSubclassValues()
+                    OpenSwiftData._moveSubclassValues(from: _$backingData, into: self)
+                }
+                """
+            )
+        }
+        return members
+    }
+
+    /// `init(backingData:)` of a model inheriting from another: initializes its own placeholders, drops the values
+    /// its properties' initial values put in its own storage (the row's values are in `backingData`), then calls the
+    /// superclass's (the backing data is the root model's type, as the initializer overrides the root's).
+    var inheritedBackingDataInitializer: DeclSyntax {
+        let placeholders = properties.map { "    \($0.storageName) = OpenSwiftData._SwiftDataNoType()\n" }.joined()
+        return DeclSyntax(
+            stringLiteral: """
+                public required init(backingData: any OpenSwiftData.BackingData<_$BackingModel>) {
+                \(placeholders)    _$backingData = \(className).createBackingData()
+                    super.init(backingData: backingData)
+                }
+                """
+        )
+    }
+
+    /// The array literal of the metadata entries, key paths rooted at `root`.
+    private func metadataArray(root: String) -> String {
+        let entries = properties.map { metadataEntry(for: $0, root: root) }
+        return entries.isEmpty ? "[]" : "[\n" + entries.map { "        " + $0 }.joined(separator: ",\n") + "\n    ]"
     }
 
     /// `PersistentModel.init(backingData:)`: initializes each placeholder, then adopts the backing data.
@@ -86,9 +148,9 @@ struct ModelMembers {
     }
 
     /// The `Schema.PropertyMetadata(…)` expression for `property`.
-    private func metadataEntry(for property: PersistedProperty) -> String {
+    private func metadataEntry(for property: PersistedProperty, root: String) -> String {
         let name = StringLiteralExprSyntax(content: property.name).trimmedDescription
-        let keyPath = "\\\(className).\(property.identifier.text)"
+        let keyPath = "\\\(root).\(property.identifier.text)"
         let defaultValue = DefaultValueExpression.argument(for: property)
         return "OpenSwiftData.Schema.PropertyMetadata(name: \(name), keypath: \(keyPath), "
             + "defaultValue: \(defaultValue), metadata: \(metadata(for: property)))"

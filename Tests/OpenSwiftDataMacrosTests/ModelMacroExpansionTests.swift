@@ -179,7 +179,7 @@ struct ModelMacroExpansionTests {
         assertExpansion(
             """
             @Model
-            class Trip {
+            final class Trip {
                 var name: String
                 @Attribute(.unique) var code: String = ""
                 public private(set) var count = 0
@@ -197,7 +197,7 @@ struct ModelMacroExpansionTests {
             }
             """,
             expandedSource: #"""
-                class Trip {
+                final class Trip {
                     @_PersistedProperty
                     var name: String
                     @Attribute(.unique)

@@ -99,23 +99,26 @@ public final class ModelContext: Hashable {
     /// ```
     public func insert<T: PersistentModel>(_ model: T) {
         catchUp()
-        guard let backing = model.persistentBackingData as? ModelBackingData<T> else {
-            preconditionFailure("\(T.self) has backing data of another kind; insert models made by their initializers.")
+        // The model's class, which may inherit from T (its entity is then a subentity of T's).
+        let type = Swift.type(of: model as any PersistentModel)
+        model._$moveSubclassValues()
+        guard let backing = model.persistentBackingData as? any ModelStorage else {
+            preconditionFailure("\(type) has backing data of another kind; insert models made by their initializers.")
         }
         if let object = backing.managedObject {
-            precondition(backing.context === self, "A model can be inserted into one context only; insert \(T.self) in its own context, or look it up by its persistentModelID.")
+            precondition(backing.context === self, "A model can be inserted into one context only; insert \(type) in its own context, or look it up by its persistentModelID.")
             if object.isDeleted { managedObjectContext.insert(object) }
             return
         }
-        let entityName = Schema.entityName(of: T.self)
+        let entityName = Schema.entityName(of: type)
         guard let entity = container.coordinator.managedObjectModel.entitiesByName[entityName] else {
-            preconditionFailure("\(T.self) is not in the container's schema; list it (or a model that refers to it) when making the container.")
+            preconditionFailure("\(type) is not in the container's schema; list it (or a model that refers to it) when making the container.")
         }
         noteChanged()
         let object = NSManagedObject(entity: entity, insertInto: managedObjectContext)
         let pending = backing.attach(to: object, in: self)
         register(model, for: object)
-        for property in ModelLayout.of(T.self).properties {
+        for property in ModelLayout.of(type).properties {
             guard let value = pending[property.name] else { continue }
             ModelValues.write(value, to: property, of: object, in: self)
         }
@@ -128,7 +131,7 @@ public final class ModelContext: Hashable {
     /// ```
     public func delete<T: PersistentModel>(_ model: T) {
         catchUp()
-        guard let backing = model.persistentBackingData as? ModelBackingData<T>, let object = backing.managedObject, backing.context === self else { return }
+        guard let backing = model.persistentBackingData as? any ModelStorage, let object = backing.managedObject, backing.context === self else { return }
         noteChanged()
         managedObjectContext.delete(object)
     }
@@ -309,7 +312,7 @@ public final class ModelContext: Hashable {
 
     /// The object of `model` in this context: its own, or (a model not inserted yet) the one inserting it makes.
     func managedObject<M: PersistentModel>(for model: M) -> NSManagedObject {
-        guard let backing = model.persistentBackingData as? ModelBackingData<M> else {
+        guard let backing = model.persistentBackingData as? any ModelStorage else {
             preconditionFailure("\(M.self) has backing data of another kind.")
         }
         if let object = backing.managedObject {

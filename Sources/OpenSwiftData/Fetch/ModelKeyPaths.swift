@@ -46,7 +46,7 @@ final class ProbeBackingData<Model: PersistentModel>: BackingData {
     var metadata: Any { recorder }
 
     func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
-        let property = ModelLayout.of(Model.self).property(for: key)
+        let property = ModelLayout.property(for: key, of: Model.self)
         recorder.path.append(property.name)
         if case .toOne(let destination, _) = property.kind { return probe(of: destination) as! Value }
         if let optional = Value.self as? any _OptionalModelValue.Type { return optional.nilValue as! Value }

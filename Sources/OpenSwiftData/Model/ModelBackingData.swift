@@ -1,6 +1,18 @@
 import Foundation
 import OpenCoreData
 
+/// What the framework reads of any model's backing data, whatever model class it was made for (a model inheriting
+/// from another has the backing data of the class its instance was made by).
+protocol ModelStorage: AnyObject {
+    var managedObject: NSManagedObject? { get }
+    var context: ModelContext? { get }
+    var hasPendingValues: Bool { get }
+    func takePendingValues() -> [String: Any]
+    /// Takes `values` (a subclass initializer's): written to the object once inserted, else kept until then.
+    func receive(_ values: [String: Any], layout: ModelLayout)
+    func attach(to object: NSManagedObject, in context: ModelContext) -> [String: Any]
+}
+
 /// The backing data of every model instance: its own values until it is inserted, then the `NSManagedObject` of its
 /// row in the inserting context, through which each property is read and written (the Core Data object graph does the
 /// change tracking, inverse relationships, undo and saving).
@@ -10,7 +22,7 @@ import OpenCoreData
 /// context.insert(trip)                   // moved into the context's object
 /// (trip.persistentBackingData.metadata as? NSManagedObject)?.value(forKey: "name")   // "Lisbon"
 /// ```
-public final class ModelBackingData<Model: PersistentModel>: BackingData {
+public final class ModelBackingData<Model: PersistentModel>: BackingData, ModelStorage {
     /// The values of an instance not inserted yet, by property name (models for relationships).
     private(set) var pendingValues: [String: Any] = [:]
     /// The object of the instance's row once inserted or fetched.
@@ -35,7 +47,7 @@ public final class ModelBackingData<Model: PersistentModel>: BackingData {
     public var metadata: Any { managedObject ?? pendingValues }
 
     public func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
-        let property = ModelLayout.of(Model.self).property(for: key)
+        let property = ModelLayout.property(for: key, of: Model.self)
         if let managedObject, let context {
             return ModelValues.read(property, of: managedObject, in: context, as: Value.self)
         }
@@ -44,11 +56,29 @@ public final class ModelBackingData<Model: PersistentModel>: BackingData {
     }
 
     public func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
-        let property = ModelLayout.of(Model.self).property(for: key)
+        let property = ModelLayout.property(for: key, of: Model.self)
         if let managedObject, let context {
             ModelValues.write(newValue, to: property, of: managedObject, in: context)
         } else {
             pendingValues[property.name] = newValue
+        }
+    }
+
+    var hasPendingValues: Bool { !pendingValues.isEmpty }
+
+    func takePendingValues() -> [String: Any] {
+        defer { pendingValues = [:] }
+        return pendingValues
+    }
+
+    func receive(_ values: [String: Any], layout: ModelLayout) {
+        if let managedObject, let context {
+            for property in layout.properties {
+                guard let value = values[property.name] else { continue }
+                ModelValues.write(value, to: property, of: managedObject, in: context)
+            }
+        } else {
+            pendingValues.merge(values) { _, new in new }
         }
     }
 

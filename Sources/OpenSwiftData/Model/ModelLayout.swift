@@ -6,7 +6,7 @@ import Synchronization
 /// reflection): computed once per class.
 ///
 /// ```swift
-/// ModelLayout.of(Trip.self).property(for: \Trip.stops).kind   // .toMany(Stop.self)
+/// ModelLayout.property(for: \Trip.stops, of: Trip.self).kind   // .toMany(Stop.self)
 /// ```
 struct ModelLayout: @unchecked Sendable {
     // @unchecked Sendable: immutable; AnyKeyPath (a key path is an immutable value) is not declared Sendable.
@@ -25,12 +25,26 @@ struct ModelLayout: @unchecked Sendable {
         return layout
     }
 
-    /// The persisted property at `keyPath` (a key path `@Model` did not list is the program's error).
-    func property(for keyPath: AnyKeyPath) -> ModelProperty {
-        guard let property = propertiesByKeyPath[keyPath] else {
-            preconditionFailure("\(keyPath) is not a persisted property of a @Model class (a @Transient property, or a class without @Model).")
+    /// The persisted property at `keyPath` of a `type` model: in `type`'s layout, else in that of the key path's root
+    /// (a model class's own accessors name their properties from their class, the backing data may be a superclass's
+    /// or a subclass's). A key path `@Model` did not list is the program's error.
+    static func property(for keyPath: AnyKeyPath, of type: any PersistentModel.Type) -> ModelProperty {
+        if let property = of(type).propertiesByKeyPath[keyPath] { return property }
+        if let root = Swift.type(of: keyPath).rootType as? any PersistentModel.Type, let property = of(root).propertiesByKeyPath[keyPath] {
+            return property
         }
-        return property
+        preconditionFailure("\(keyPath) is not a persisted property of a @Model class (a @Transient property, or a class without @Model).")
+    }
+
+    /// The properties `type` declares itself (not those it inherits from a model superclass).
+    static func ownProperties(of type: any PersistentModel.Type) -> [ModelProperty] {
+        let inherited = Set(superclassModel(of: type).map { of($0).properties.map(\.name) } ?? [])
+        return of(type).properties.filter { !inherited.contains($0.name) }
+    }
+
+    /// The model class `type` inherits from, if any.
+    static func superclassModel(of type: any PersistentModel.Type) -> (any PersistentModel.Type)? {
+        _getSuperclass(type) as? any PersistentModel.Type
     }
 }
 

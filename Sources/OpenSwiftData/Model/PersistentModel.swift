@@ -27,11 +27,15 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, 
     static var _$uniquenessConstraints: [[AnyKeyPath]] { get }
     /// The key paths of each `#Index` (written by `#Index`; none by default).
     static var _$indices: [[AnyKeyPath]] { get }
+    /// Moves the values a subclass's initializer set before its superclass's was called into the backing data
+    /// (written by `@Model` for models other models inherit from; nothing to do by default).
+    func _$moveSubclassValues()
 }
 
 extension PersistentModel {
     public static var _$uniquenessConstraints: [[AnyKeyPath]] { [] }
     public static var _$indices: [[AnyKeyPath]] { [] }
+    public func _$moveSubclassValues() {}
 
     /// The backing data for a new instance of `P` (its values are kept in the instance until it is inserted).
     ///
@@ -57,17 +61,17 @@ extension PersistentModel {
 
     /// The context the instance is inserted into, or nil.
     public var modelContext: ModelContext? {
-        (persistentBackingData as? ModelBackingData<Self>)?.context
+        (persistentBackingData as? any ModelStorage)?.context
     }
 
     /// Whether the instance has unsaved changes (an unsaved insertion counts).
     public var hasChanges: Bool {
-        (persistentBackingData as? ModelBackingData<Self>)?.managedObject?.hasChanges ?? false
+        (persistentBackingData as? any ModelStorage)?.managedObject?.hasChanges ?? false
     }
 
     /// Whether the instance was deleted from its context (and the deletion not saved yet), or deleted by a save.
     public var isDeleted: Bool {
-        guard let object = (persistentBackingData as? ModelBackingData<Self>)?.managedObject else { return false }
+        guard let object = (persistentBackingData as? any ModelStorage)?.managedObject else { return false }
         return object.isDeleted || (object.managedObjectContext == nil && !object.objectID.isTemporaryID)
     }
 
@@ -77,7 +81,8 @@ extension PersistentModel {
     /// trip.getValue(forKey: \.name)
     /// ```
     public func getValue<Value>(forKey key: KeyPath<Self, Value>) -> Value {
-        persistentBackingData.getValue(forKey: key)
+        _$moveSubclassValues()
+        return persistentBackingData.getValue(forKey: key)
     }
 
     /// Sets a persisted property (what the `@Model` setters call).
@@ -86,6 +91,7 @@ extension PersistentModel {
     /// trip.setValue(forKey: \.name, to: "Porto")
     /// ```
     public func setValue<Value>(forKey key: KeyPath<Self, Value>, to newValue: Value) {
+        _$moveSubclassValues()
         persistentBackingData.setValue(forKey: key, to: newValue)
     }
 
@@ -102,6 +108,16 @@ extension PersistentModel {
         if keyPath == \Self.persistentModelID { return "self" }
         return ModelLayout.of(Self.self).propertiesByKeyPath[keyPath]?.name
     }
+}
+
+/// Moves the values a subclass's initializer kept in `holder` (its own backing data, as the superclass's storage is
+/// not reachable before `super.init`) into `model`'s backing data (what `@Model` writes for subclasses; not for
+/// direct use).
+public func _moveSubclassValues(from holder: Any, into model: some PersistentModel) {
+    guard let holder = holder as? any ModelStorage, holder.hasPendingValues, let storage = model.persistentBackingData as? any ModelStorage,
+          storage !== holder
+    else { return }
+    storage.receive(holder.takePendingValues(), layout: ModelLayout.of(type(of: model)))
 }
 
 /// The stored-property placeholder `@Model` gives each persisted property (its value lives in the backing data).

@@ -51,6 +51,10 @@ enum ManagedObjectModelBuilder {
                 return NSFetchIndexDescription(name: "\(entity.name)_\(names.joined(separator: "_"))_\(number)", elements: elements)
             }
         }
+        for entity in entities {
+            guard let superentity = entity.superentityName.flatMap({ descriptions[$0] }), let description = descriptions[entity.name] else { continue }
+            superentity.subentities.append(description)
+        }
         pairInverses(entities, relationshipsByEntity)
         model.entities = entities.compactMap { descriptions[$0.name] }
         model.versionIdentifiers = [version.description]

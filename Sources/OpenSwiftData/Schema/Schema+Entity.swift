@@ -22,12 +22,17 @@ extension Schema {
         public let indices: [[String]]
         /// Properties whose type SwiftData cannot store, with that type (the container refuses the schema).
         let unsupported: [(name: String, type: Any.Type)]
+        /// The name of the entity of the model class this one inherits from (nil for a root model).
+        public let superentityName: String?
 
         init(type: any PersistentModel.Type) {
             name = Schema.entityName(of: type)
+            superentityName = ModelLayout.superclassModel(of: type).map { Schema.entityName(of: $0) }
             let layout = ModelLayout.of(type)
+            // A subentity declares its own properties; it inherits the others from its superentity.
+            let own = Set(ModelLayout.ownProperties(of: type).map(\.name))
             var attributes: [Attribute] = [], relationships: [Relationship] = [], unsupported: [(String, Any.Type)] = []
-            for (metadata, property) in zip(type.schemaMetadata, layout.properties) {
+            for (metadata, property) in zip(type.schemaMetadata, layout.properties) where own.contains(property.name) {
                 switch property.kind {
                 case .scalar, .rawValue, .codable, .transformed:
                     let given = metadata.metadata as? Attribute
@@ -54,8 +59,11 @@ extension Schema {
             self.attributes = attributes
             self.relationships = relationships
             self.unsupported = unsupported
-            uniquenessConstraints = attributes.filter(\.isUnique).map { [$0.name] } + type._$uniquenessConstraints.map(names).filter { !$0.isEmpty }
-            indices = type._$indices.map(names).filter { !$0.isEmpty }
+            // `#Unique` and `#Index` belong to the class that declares them: a subentity inherits its superentity's.
+            let declares = superentityName == nil
+            uniquenessConstraints = attributes.filter(\.isUnique).map { [$0.name] }
+                + (declares ? type._$uniquenessConstraints.map(names).filter { !$0.isEmpty } : [])
+            indices = declares ? type._$indices.map(names).filter { !$0.isEmpty } : []
         }
 
         /// The attributes by name.

@@ -34,6 +34,8 @@ public final class Schema: Hashable, @unchecked Sendable {
         var seen = Set<ObjectIdentifier>()
         func visit(_ type: any PersistentModel.Type) {
             guard seen.insert(ObjectIdentifier(type)).inserted else { return }
+            // A model's superclass model comes first (its entity is the superentity).
+            if let superclass = ModelLayout.superclassModel(of: type) { visit(superclass) }
             found.append(type)
             for property in ModelLayout.of(type).properties {
                 if let destination = property.kind.destination { visit(destination) }
