@@ -172,17 +172,22 @@ struct InheritanceTests {
         #expect(history.flatMap(\.changes).map(\.changedPersistentIdentifier.entityName) == ["PersonalJourney"])
     }
 
-    /// `$0 is PersonalJourney` in `#Predicate` is not translated yet (DEVIATIONS.md SD10): the fetch throws a clear
-    /// error instead of running; a fetch of the subclass itself returns its instances.
-    @Test func aTypeCheckInAPredicateThrowsAClearError() throws {
+    /// `is` in `#Predicate` tests the model's class: the entity or one of its sub-entities, in SQL.
+    @Test func aTypeCheckInAPredicateSelectsTheSubclassInstances() throws {
         let context = ModelContext(try Self.container())
         context.insert(PersonalJourney(name: "Home", destination: "Porto", reason: .family))
+        context.insert(BusinessJourney(name: "Summit", destination: "Porto", company: "Acme", perDiem: 1))
+        context.insert(Journey(name: "Hike", destination: "Sintra"))
         try context.save()
-        #expect {
-            try context.fetch(FetchDescriptor<Journey>(predicate: #Predicate { $0 is PersonalJourney }))
-        } throws: { error in
-            (error as? SwiftDataError) == .unsupportedPredicate && "\(error)".contains("TypeCheck")
-        }
-        #expect(try context.fetch(FetchDescriptor<PersonalJourney>()).count == 1)
+        let byName = [SortDescriptor(\Journey.name)]
+        #expect(try context.fetch(FetchDescriptor<Journey>(predicate: #Predicate { $0 is PersonalJourney }, sortBy: byName)).map(\.name) == ["Home"])
+        #expect(try context.fetch(FetchDescriptor<Journey>(predicate: #Predicate { !($0 is PersonalJourney) }, sortBy: byName)).map(\.name)
+            == ["Hike", "Summit"])
+        #expect(try context.fetch(FetchDescriptor<Journey>(predicate: #Predicate { $0.destination == "Porto" && !($0 is BusinessJourney) }))
+            .map(\.name) == ["Home"])
+        let unsaved = BusinessJourney(name: "Audit", destination: "Lyon", company: "Acme", perDiem: 2)
+        context.insert(unsaved)
+        #expect(try context.fetchCount(FetchDescriptor<Journey>(predicate: #Predicate { $0 is BusinessJourney })) == 2,
+                "pending insertions are tested in memory the same way")
     }
 }

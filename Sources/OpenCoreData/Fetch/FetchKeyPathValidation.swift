@@ -77,8 +77,8 @@ enum FetchKeyPathValidation {
     /// - an attribute ends the key path, except that a string or binary-data attribute may be followed by `length`
     ///   (`name.length`, which Foundation's `#Predicate` conversion writes for `String.count`) and a composite attribute
     ///   by the name of one of its elements;
-    /// - `SELF`/`self` names the object itself; any other step (an unknown key, an operator anywhere else, a key after
-    ///   an attribute) throws.
+    /// - `SELF`/`self` names the object itself, a last `entity` its entity; any other step (an unknown key, an
+    ///   operator anywhere else, a key after an attribute) throws.
     ///
     /// For example, on an entity with the string attribute `name` and the to-many relationship `items`:
     /// ```swift
@@ -113,6 +113,8 @@ enum FetchKeyPathValidation {
             let component = steps[index]
             index += 1
             if component == "self" || component == "SELF" { continue }
+            // `entity` (last) is the object's entity, unless the entity has a property of that name.
+            if component == "entity", index == steps.endIndex, current.propertiesByName[component] == nil { return .value }
             // A collection operator only follows a to-many relationship (handled below); anywhere else it names nothing.
             guard !component.hasPrefix("@"), let property = current.propertiesByName[component] else { throw notFound() }
             if property.isTransient && !(property is NSRelationshipDescription) {

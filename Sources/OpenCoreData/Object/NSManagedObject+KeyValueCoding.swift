@@ -3,6 +3,9 @@ extension NSManagedObject {
 
     /// The implementation of `value` (the overridable method is declared in the class body).
     func valueImpl(forKey key: String) -> Any? {
+        // `entity` is a property of every managed object, as Apple's key-value coding finds it (unless the entity
+        // has a property of that name).
+        if key == "entity", layout.slots[key] == nil { return entity }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         return primitiveValue(forKey: key)

@@ -173,6 +173,8 @@ enum PredicateValue {
             guard a.count == b.count else { return false }
             return a.allSatisfy { key, value in b[key].map { equal(value, $0, options: options) } ?? false }
         }
+        if let entity = left as? NSEntityDescription, let kind = right as? EntityKind { return kind.matches(entity) }
+        if let kind = left as? EntityKind, let entity = right as? NSEntityDescription { return kind.matches(entity) }
         if let a = left as? NSObject, let b = right as? NSObject { return a.isEqual(b) }
         if let a = left as? AnyHashable, let b = right as? AnyHashable { return a == b }
         if let a = left as? IndexSymbol, let b = right as? IndexSymbol { return a == b }

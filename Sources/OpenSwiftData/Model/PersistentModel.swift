@@ -16,7 +16,7 @@ import OpenCoreData
 /// context.insert(trip)
 /// trip.persistentModelID   // the identifier of its row (temporary until saved)
 /// ```
-public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, KeyPathComponentNaming, SendableMetatype {
+public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, KeyPathComponentNaming, PredicateEntityNaming, SendableMetatype {
     /// Makes a model instance over existing backing data (a fetched row).
     init(backingData: any BackingData<Self>)
     /// Where the instance's values live: its own storage until inserted, then its context's object.
@@ -102,6 +102,9 @@ extension PersistentModel {
     // KeyPathComponentNaming: predicates and sort descriptors name key paths from the schema metadata.
 
     public static var namedKeyPaths: [AnyKeyPath] { schemaMetadata.map(\.keypath) }
+
+    /// The entity `is` checks in predicates test for (`#Predicate { $0 is BusinessTrip }`): the class's.
+    public static var predicateEntityName: String { Schema.entityName(of: Self.self) }
 
     /// The key-value coding name of a persisted property's key path; `persistentModelID` is the object itself (`self`).
     public static func keyPathString(for keyPath: AnyKeyPath) -> String? {

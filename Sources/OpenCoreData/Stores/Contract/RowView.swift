@@ -58,6 +58,8 @@ final class RowView: NSObject, KeyValueCoding {
         case .toMany(_, let relationship)?:
             let members = views.related(objectID, relationship).map { views.view(for: $0) }
             return relationship.isOrdered ? NSOrderedSet(array: members) : NSSet(array: members)
+        case nil where key == "entity":
+            return objectID.entity   // the row's entity, as a managed object's key-value coding gives it
         case .fetched?, nil:
             return nil
         }

@@ -153,6 +153,9 @@ extension SQLiteFetchCompiler {
         func bind(_ constant: Any?) throws -> String {
             try self.bind(constant, attribute: attribute, type: valueType, keyRoot: keyRoot)
         }
+        if valueType == .objectIDAttributeType, attribute == nil, keyRoot == nil {
+            return try compareEntity(sql, type, value)
+        }
         let isNull = value == nil || ValueConversion.isNull(value)
         switch type {
         case .equalTo where isNull: return "\(sql) IS NULL"

@@ -77,6 +77,10 @@ extension SQLiteFetchCompiler {
         var prefix = ""
         for (position, component) in components.enumerated() {
             let isLast = position == components.count - 1
+            if component == "entity", isLast, current.propertiesByName[component] == nil {
+                // The object's entity: its row's Z_ENT (compared with entities as their numbers).
+                return .value(sql: "\(alias).Z_ENT", attribute: nil, type: .objectIDAttributeType)
+            }
             guard let property = current.propertiesByName[component] else { throw Untranslatable(reason: "unknown key \(component)") }
             if property.isTransient { throw Untranslatable(reason: "transient key \(component)") }
             if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
