@@ -152,6 +152,10 @@ struct FetchPlan {
     /// save that deletes or changes them can run (recorded after, a deleted row came back into the cache).
     private func lockedFetch(_ request: StoreFetchRequest, from store: FetchingStore) throws -> StoreFetchResult {
         try coordinator.withLock(for: context) {
+            // A store another thread removed since the plan chose it (its connection closed) has nothing to fetch.
+            guard store.persistentStoreCoordinator === coordinator else {
+                return StoreFetchResult(objectIDs: [], count: 0)
+            }
             let result = try store.fetch(request)
             if !store.recordsFetchedRows, let snapshots = result.snapshots, let rowCache = request.reusableRows {
                 rowCache.store(zip(result.objectIDs, snapshots))

@@ -181,7 +181,14 @@ extension NSPersistentHistoryChangeRequest {
         // The fetch request's predicate as each store answers it (tokens and entities are per store).
         var predicates: [String: NSPredicate] = [:]
         try coordinator.withLock(for: context) {
-            for store in stores {
+            // A store removed since it was chosen (by another thread: its connection is closed) has no history now.
+            let current = coordinator.persistentStores
+            let attached = stores.filter { store in current.contains { $0 === store } }
+            guard !attached.isEmpty else {
+                throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError,
+                                         "NSPersistentHistoryChangeRequest: the request's stores were removed from the coordinator while it ran")
+            }
+            for store in attached {
                 if kind != nil, let predicate = fetchRequest?.predicate { predicates[store.identifier ?? ""] = try store.historyPredicate(predicate) }
                 let needsRead = !isDelete || (resultType != .statusOnly && resultType != .count)
                 if needsRead { selected += try store.readHistory(anchor, deleting: isDelete, includeChanges: wantsChanges || isDelete) }

@@ -225,7 +225,7 @@ extension PredicateExpressions.TypeCheck: NSPredicateConvertibleExpression {
     /// `$0 is BusinessTrip`: the object's entity is BusinessTrip's or one of its sub-entities.
     func convert(_ state: inout PredicateConversionState) throws -> ConvertedNode {
         guard let naming = Desired.self as? any PredicateEntityNaming.Type else {
-            throw PredicateConversionState.failure("an 'is' check (TypeCheck) needs a type naming its entity (PredicateEntityNaming), not \(Desired.self)")
+            throw PredicateConversionState.failure("\(PredicateConversionState.typeName(self)) has no NSPredicate equivalent: an 'is' check needs a type naming its entity (PredicateEntityNaming), not \(Desired.self)")
         }
         let object = try state.expression(input)
         return .predicate(PredicateConversionState.comparison(PredicateParser.appendingKey("entity", to: object), .equalTo,

@@ -99,3 +99,49 @@ struct HistoryBadInputTests {
         #expect(try RawSQL.value(url, "SELECT count(*) FROM ATRANSACTION") == .integer(1))
     }
 }
+
+/// History requests, fetches, counts and faults running while another thread removes the store: each works with the
+/// stores still attached when it takes the coordinator's lock — reads their rows, finds nothing, or throws when none
+/// is left — never a closed store's connection (found by OpenSwiftData's history follower, whose reads race a
+/// container's `deleteAllData()`).
+@Suite struct HistoryWhileStoresAreRemovedTests {
+    @Test func aHistoryRequestRacingTheRemovalOfItsStoreThrowsOrReads() throws {
+        let stack = try HistoryStack()
+        let context = stack.context()
+        try context.performAndWait {
+            context.insertNote("a")
+            try context.save()
+        }
+        let options = stack.store.options
+        let reader = stack.context()
+        let done = Locked(false)
+        let box = ReaderBox(context: reader)
+        let readerThread = Thread {
+            while !done.withLock({ $0 }) {
+                box.context.performAndWait {
+                    _ = try? box.context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+                    _ = (try? box.context.notes())?.first?.value(forKey: "title")   // a fault fired, too
+                    _ = try? box.context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Note"))
+                    box.context.reset()
+                }
+            }
+        }
+        readerThread.start()
+        defer { done.withLock { $0 = true } }
+        for _ in 0..<200 {
+            guard let store = stack.coordinator.persistentStores.first else { break }
+            try stack.coordinator.remove(store)
+            _ = try stack.coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: stack.url, options: options)
+        }
+        let transactions = try reader.performAndWait {
+            try reader.history(.fetchHistory(after: nil as NSPersistentHistoryToken?)) as? [NSPersistentHistoryTransaction]
+        }
+        #expect(transactions?.count == 1)
+    }
+
+    /// The reading context, handed to the reading thread.
+    private struct ReaderBox: @unchecked Sendable {
+        // @unchecked Sendable: the context is only used through performAndWait, which runs on its own queue.
+        let context: NSManagedObjectContext
+    }
+}
