@@ -95,13 +95,14 @@ extension FetchPlan {
             guard key != nil, let store = coordinator.store(for: group[0].objectID) else { continue }
             let rowCache = context.readRowCache(coordinator)
             // Rows a store does not record itself are recorded before the lock is released (see `lockedFetch`).
-            var members = try coordinator.withLock(for: context) {
+            // A store removed meanwhile (another thread) has no members to prefetch.
+            guard var members = try coordinator.withLock(for: context, readingIfAttached: store, {
                 let members = try store.prefetchMembers(of: group.map(\.objectID), through: relationship, reusableRows: rowCache)
                 if !store.recordsFetchedRows {
                     rowCache.store(members.lazy.joined().compactMap { member in member.snapshot.map { (member.objectID, $0) } })
                 }
                 return members
-            }
+            }) else { continue }
             let count = members.reduce(0) { $0 + $1.count }
             if collect { reached.reserveCapacity(reached.count + count) }
             for (position, source) in group.enumerated() {
@@ -139,7 +140,7 @@ extension FetchPlan {
             guard key != nil, let store = coordinator.store(for: ids[0]) else { continue }
             let rowCache = context.readRowCache(coordinator)
             // Recorded before the lock is released (see `lockedFetch`).
-            try coordinator.withLock(for: context) { rowCache.store(try store.snapshots(for: ids).lazy.map { ($0.key, $0.value) }) }
+            try coordinator.withLock(for: context, readingIfAttached: store) { rowCache.store(try store.snapshots(for: ids).lazy.map { ($0.key, $0.value) }) }
         }
     }
 

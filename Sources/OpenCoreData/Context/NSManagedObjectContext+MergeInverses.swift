@@ -127,6 +127,6 @@ extension NSManagedObjectContext {
             return try snapshot(for: objectID)
         }
         let rowCache = readRowCache(coordinator)
-        return try coordinator.withLock(for: self) { try store.snapshot(for: objectID).map(rowCache.recorded(for: objectID)) }
+        return try coordinator.withLock(for: self, readingIfAttached: store) { try store.snapshot(for: objectID).map(rowCache.recorded(for: objectID)) } ?? nil
     }
 }

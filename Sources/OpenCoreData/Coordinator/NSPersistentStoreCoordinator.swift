@@ -296,6 +296,15 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
     }
 
+    /// Runs `body` holding the lock on behalf of `context`, to read `store` — unless another thread removed the store
+    /// (and closed its connection) since the caller chose it: then nil, as for a store the coordinator no longer has.
+    func withLock<R>(for context: NSManagedObjectContext, readingIfAttached store: some NSPersistentStore, _ body: () throws -> R) rethrows -> R? {
+        try withLock(for: context) {
+            guard store.persistentStoreCoordinator === self else { return nil }
+            return try body()
+        }
+    }
+
     // MARK: Store registry
 
     private static let registry = Locked<[String: NSPersistentStore.Type]>([
