@@ -102,8 +102,9 @@ struct TransformableTests {
         #expect(loadError == nil)
         let request = NSFetchRequest<NSManagedObject>(entityName: "Artwork")
         request.predicate = OpenCoreData.NSPredicate(format: "title == %@", "Dawn")
-        let object = try #require(try container.viewContext.fetch(request).first)
-        #expect((object.value(forKey: "palette") as? Palette) == Palette(["red", "gold"]))
+        let reader = container.newBackgroundContext()
+        let palette = try reader.performAndWait { try reader.fetch(request).first?.value(forKey: "palette") as? Palette }
+        #expect(palette == Palette(["red", "gold"]))
     }
 
     @Test func changingATransformedValueSavesTheNewValue() throws {
