@@ -19,8 +19,6 @@ struct ContextChangeObservers {
     /// Whether `processPendingChanges()` is scheduled where the context is used.
     var eventEndScheduled = false
 
-    var isEmpty: Bool { entries.allSatisfy { $0.observer == nil } }
-
     /// Whether a change should schedule the end of its event: observers wait for it, and it is not scheduled yet.
     var needsEventScheduled: Bool { !eventEndScheduled && !entries.isEmpty }
 
@@ -57,23 +55,14 @@ extension ModelContext {
     /// Has other writers' saves merged as soon as they are posted, where the context is used (the main context
     /// already is, on the main actor).
     private func wakeOnOtherSaves() {
-        let context = UncheckedContext(context: self)
-        switch autosaveRunner {
-        case .mainActor: inbox.setWakeUp { Task { @MainActor in context.context?.catchUp() } }
-        case .queue(let queue): inbox.setWakeUp { queue.async { context.context?.catchUp() } }
-        case .none: return
-        }
+        if case .none = autosaveRunner { return }
+        let runner = autosaveRunner, context = UncheckedContext(context: self)
+        inbox.setWakeUp { _ = runner.later(context) { $0.catchUp() } }
     }
 
     /// Schedules `processPendingChanges()` where the context is used, so that observers see a burst of changes once.
     func scheduleEventEnd() {
-        let context = UncheckedContext(context: self)
-        switch autosaveRunner {
-        case .mainActor: Task { @MainActor in context.context?.endScheduledEvent() }
-        case .queue(let queue): queue.async { context.context?.endScheduledEvent() }
-        case .none: return
-        }
-        changeObservers.eventEndScheduled = true
+        changeObservers.eventEndScheduled = autosaveRunner.later(UncheckedContext(context: self)) { $0.endScheduledEvent() }
     }
 
     private func endScheduledEvent() {

@@ -227,18 +227,22 @@ public final class ModelContext: Hashable {
     func noteChanged() {
         if changeObservers.needsEventScheduled { scheduleEventEnd() }
         guard autosaveEnabled, !autosaveScheduled else { return }
-        let context = UncheckedContext(context: self)
-        switch autosaveRunner {
-        case .mainActor: Task { @MainActor in context.context?.autosave() }
-        case .queue(let queue): queue.async { context.context?.autosave() }
-        case .none: return
-        }
-        autosaveScheduled = true
+        autosaveScheduled = autosaveRunner.later(UncheckedContext(context: self)) { $0.autosave() }
     }
 
     /// Where a context's autosave runs.
     enum AutosaveRunner {
         case mainActor, queue(DispatchQueue), none
+
+        /// Runs `work` with the context later, where it is used; false (nothing scheduled) when it has no such place.
+        func later(_ context: UncheckedContext, _ work: @escaping @Sendable (ModelContext) -> Void) -> Bool {
+            switch self {
+            case .mainActor: Task { @MainActor in context.context.map(work) }
+            case .queue(let queue): queue.async { context.context.map(work) }
+            case .none: return false
+            }
+            return true
+        }
     }
 
     /// The context, handed to the place it is used anyway (its thread or actor's queue) to save there.
