@@ -164,8 +164,12 @@ extension NSManagedObjectContext {
                     let order = coordinator.persistentStores.map(ObjectIdentifier.init)
                     let entries = changesByStore.sorted { (order.firstIndex(of: $0.key) ?? .max) < (order.firstIndex(of: $1.key) ?? .max) }
                     for (key, entry) in entries where !entry.changes.isEmpty && !committedStores.contains(key) {
-                        changedByStores.formUnion(try entry.store.save(entry.changes).objectsChangedByStore)
+                        let result = try entry.store.save(entry.changes)
+                        changedByStores.formUnion(result.objectsChangedByStore)
                         committedStores.insert(key)
+                        for (oldID, newID) in result.movedObjectIDs {
+                            if let object = registry[oldID] { reassign(object, to: newID) }
+                        }
                     }
                 }
             } catch let conflicts as StoreSaveConflicts {

@@ -6,6 +6,8 @@ extension NSManagedObject {
         // `entity` is a property of every managed object, as Apple's key-value coding finds it (unless the entity
         // has a property of that name).
         if key == "entity", layout.slots[key] == nil { return entity }
+        // `self` is the object itself, as NSObject's key-value coding answers (`self == %@` evaluated in memory).
+        if key == "self", layout.slots[key] == nil { return self }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         return primitiveValue(forKey: key)

@@ -46,3 +46,24 @@ extension NSManagedObject {
         return object
     }
 }
+
+/// The data a transformable attribute's object is kept as, and back, through the attribute's transformer, for
+/// OpenSwiftData's snapshots (which carry values as `Codable` data).
+///
+/// ```swift
+/// let data = TransformableConversion.data(for: color, attribute: attribute)
+/// let back = TransformableConversion.object(from: data, attribute: attribute)
+/// ```
+@_spi(OpenSwiftData)
+public enum TransformableConversion {
+    /// The data `object` is stored as (nil for nil).
+    public static func data(for object: Any?, attribute: NSAttributeDescription) -> Data? {
+        if case .data(let data) = TransformableValues.storedValue(from: object, attribute: attribute) { return data }
+        return nil
+    }
+
+    /// The object `data` stands for (nil when the transformer rejects it).
+    public static func object(from data: Data, attribute: NSAttributeDescription) -> Any? {
+        TransformableValues.object(from: .data(data), attribute: attribute)
+    }
+}

@@ -23,7 +23,7 @@ public struct ModelConfiguration: Identifiable, Hashable, @unchecked Sendable {
     /// Whether contexts may save (a read-only store refuses).
     public let allowsSave: Bool
     /// The models this configuration stores (nil: the container's).
-    public let schema: Schema?
+    public var schema: Schema?
     /// The CloudKit database the store would sync with: Linux has no CloudKit, so `.automatic` and `.none` keep the
     /// store local, and the container refuses `.private(_:)` (DEVIATIONS.md SD11).
     public let cloudKitDatabase: CloudKitDatabase

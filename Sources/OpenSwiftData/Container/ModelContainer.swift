@@ -32,6 +32,8 @@ public final class ModelContainer: @unchecked Sendable {
     let contextName = "OpenSwiftData.ModelContainer.\(UUID().uuidString)"
     /// Follows the saves of other containers and processes on the stores, to merge them into the contexts.
     private let otherWriters = Mutex<HistoryFollower?>(nil)
+    /// The custom data store the container was made with, if any (its models are kept there, not in a SQLite file).
+    let dataStore: (any DataStore)?
 
     /// A container for `types` (and the models their relationships reach).
     ///
@@ -73,6 +75,7 @@ public final class ModelContainer: @unchecked Sendable {
         }
         let layout = try StoreLayout(configurations: configurations, schema: givenSchema, migrates: migrationPlan != nil)
         self.configurations = Set(configurations)
+        dataStore = nil
         self.migrationPlan = migrationPlan
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: layout.managedObjectModel)
         for configuration in configurations {
@@ -103,21 +106,61 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     /// Deletes every model of every store: each store is destroyed and made again, empty (contexts still holding
-    /// models must not use them afterwards). A store that cannot be made again (its directory gone, the disk full)
-    /// is left out, and saves then throw Core Data's "no store" error (134070) rather than losing data silently.
+    /// models must not use them afterwards); a custom data store is told to ``DataStore/erase()``. Throws the first
+    /// error; a store that cannot be made again (its directory gone, the disk full) is left out, and saves then throw
+    /// Core Data's "no store" error (134070) rather than losing data silently.
+    ///
+    /// ```swift
+    /// try container.erase()
+    /// ```
+    public func erase() throws {
+        if let dataStore {
+            try dataStore.erase()
+            coordinator.withLock { (coordinator.persistentStores.first as? DataStoreAdapter)?.kept = [:] }
+            return
+        }
+        var firstError: (any Error)?
+        for store in coordinator.persistentStores {
+            guard let url = store.url else { continue }
+            let type = store.type, options = store.options
+            do {
+                try coordinator.destroyPersistentStore(at: url, ofType: type, options: options)
+                let configuration = store.configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : store.configurationName
+                _ = try coordinator.addPersistentStore(ofType: type, configurationName: configuration, at: url, options: options)
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        StoreDirectory.shared.add(coordinator)   // the new stores have new identifiers
+        if let firstError { throw firstError }
+    }
+
+    /// Deletes every model of every store, as ``erase()`` does, ignoring errors (SwiftData's older name).
     ///
     /// ```swift
     /// container.deleteAllData()
     /// ```
     public func deleteAllData() {
-        for store in coordinator.persistentStores {
-            guard let url = store.url else { continue }
-            let type = store.type, options = store.options
-            guard (try? coordinator.destroyPersistentStore(at: url, ofType: type, options: options)) != nil else { continue }
-            let configuration = store.configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : store.configurationName
-            _ = try? coordinator.addPersistentStore(ofType: type, configurationName: configuration, at: url, options: options)
+        try? erase()
+    }
+
+    /// A container over a custom data store: its coordinator holds the store's adapter (``DataStoreAdapter``).
+    init(for givenSchema: Schema, dataStore: any DataStore) throws {
+        schema = givenSchema
+        configurations = []
+        migrationPlan = nil
+        self.dataStore = dataStore
+        coordinator = NSPersistentStoreCoordinator(managedObjectModel: givenSchema.managedObjectModel)
+        DataStoreAdapter.registered
+        let identifier = DataStoreAdapter.coreDataIdentifier(of: dataStore)
+        do {
+            _ = try coordinator.addPersistentStore(ofType: DataStoreAdapter.storeType, configurationName: nil,
+                                                   at: URL(string: "openswiftdata-datastore://\(identifier)") ?? URL(fileURLWithPath: "/"),
+                                                   options: [DataStoreAdapter.dataStoreOption: DataStoreAdapter.Instance(dataStore: dataStore, schema: givenSchema)])
+        } catch {
+            throw SwiftDataError(.loadIssueModelContainer, "The data store '\(dataStore.identifier)' could not be added: \(error)", underlying: error)
         }
-        StoreDirectory.shared.add(coordinator)   // the new stores have new identifiers
+        StoreDirectory.shared.add(coordinator)
     }
 
     /// A container over a coordinator whose store is already loaded (a migration stage's handlers).
@@ -126,6 +169,7 @@ public final class ModelContainer: @unchecked Sendable {
         configurations = []
         migrationPlan = nil
         self.coordinator = coordinator
+        dataStore = nil
     }
 
     /// The context of the main actor, made on first use.

@@ -11,7 +11,7 @@ extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         catchUp()
         let request: NSFetchRequest<NSManagedObject> = try descriptor.fetchRequest(.managedObjectResultType)
-        return try managedObjectContext.fetch(request).map { model(for: $0) as! T }
+        return try lending(descriptor) { try managedObjectContext.fetch(request) }.map { model(for: $0) as! T }
     }
 
     /// How many models `descriptor` matches (its limit and offset apply).
@@ -22,7 +22,7 @@ extension ModelContext {
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         catchUp()
         let request: NSFetchRequest<NSManagedObject> = try descriptor.fetchRequest(.managedObjectResultType)
-        return try managedObjectContext.count(for: request)
+        return try lending(descriptor) { try managedObjectContext.count(for: request) }
     }
 
     /// The identifiers of the models `descriptor` matches, without making the models.
@@ -33,7 +33,7 @@ extension ModelContext {
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         catchUp()
         let request: NSFetchRequest<NSManagedObjectID> = try descriptor.fetchRequest(.managedObjectIDResultType)
-        return try managedObjectContext.fetch(request).map(PersistentIdentifier.init)
+        return try lending(descriptor) { try managedObjectContext.fetch(request) }.map(PersistentIdentifier.init)
     }
 
     /// Calls `block` with each model `descriptor` matches, reading them `batchSize` at a time.
@@ -45,7 +45,7 @@ extension ModelContext {
                                               block: (T) throws -> Void) throws {
         catchUp()
         let request: NSFetchRequest<NSManagedObjectID> = try descriptor.fetchRequest(.managedObjectIDResultType)
-        let ids = try managedObjectContext.fetch(request)
+        let ids = try lending(descriptor) { try managedObjectContext.fetch(request) }
         let size = max(batchSize, 1)
         var start = 0
         while start < ids.count {

@@ -32,6 +32,10 @@ public final class ModelContext: Hashable {
     private var autosaveScheduled = false
     /// The results observers over this context (told after each change event), and whether an event is scheduled.
     var changeObservers = ContextChangeObservers()
+    /// The context's identity to a custom data store (``editingState``).
+    let editingStateID = UUID()
+    /// The descriptor of the fetch in progress, lent to a custom data store's adapter.
+    var lentDescriptor: Any?
 
     /// Whether the context saves by itself after changes (false by default; true for the container's `mainContext`).
     ///
@@ -56,6 +60,7 @@ public final class ModelContext: Hashable {
         // An insert that collides with a stored model on a unique attribute updates that model (SwiftData's upsert).
         managedObjectContext.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
         container.inboxes.add(inbox)
+        registerForDataStore()
     }
 
     /// Merges the saves other contexts of the container made since this context last caught up: their rows are
@@ -69,6 +74,7 @@ public final class ModelContext: Hashable {
     }
 
     deinit {
+        unregisterForDataStore()
         if let token = changeObservers.notificationToken { NotificationCenter.default.removeObserver(token) }
     }
 

@@ -71,6 +71,17 @@ enum ModelValues {
         }
     }
 
+    /// The value key-value coding takes for an attribute property holding `value` (a model's value, as a custom
+    /// snapshot encodes it): a scalar as it is, an enum as its raw value, another `Codable` value as its JSON.
+    static func storedValue(of value: Any, for property: ModelProperty) -> Any? {
+        switch property.kind {
+        case .scalar, .transformed: unwrapped(value)
+        case .rawValue: (unwrapped(value) as? any RawRepresentable).map { $0.rawValue as Any }
+        case .codable: encoded(value, property: property)
+        case .toOne, .toMany, .unsupported: nil
+        }
+    }
+
     /// A value kept by an instance not inserted yet, as `Value`.
     static func cast<Value>(_ value: Any, to type: Value.Type, property: ModelProperty) -> Value {
         if let value = value as? Value { return value }

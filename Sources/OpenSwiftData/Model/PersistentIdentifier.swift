@@ -28,6 +28,8 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable {
 
     init(_ objectID: NSManagedObjectID) { storage = .object(objectID) }
 
+    private init(storage: Storage) { self.storage = storage }
+
     init(unsavedModelOf instance: ObjectIdentifier, entityName: String) {
         storage = .unsaved(instance, entityName: entityName)
     }
@@ -55,23 +57,48 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable {
         }
     }
 
-    /// The identifier of the store that holds the row (nil for an instance never inserted).
+    /// The identifier of the store that holds the row (nil for an instance never saved).
     public var storeIdentifier: String? {
-        uriRepresentation?.host
+        if isTemporary { return nil }
+        if case .object(let objectID) = storage, let adapter = objectID.persistentStore as? DataStoreAdapter {
+            return adapter.dataStore.identifier
+        }
+        guard let host = uriRepresentation?.host else { return nil }
+        return host.removingPercentEncoding ?? host
     }
 
     /// Whether the identifier is temporary: the instance has not been saved.
     public var isTemporary: Bool {
         switch storage {
-        case .object(let objectID): objectID.isTemporaryID
+        case .object(let objectID): objectID.isTemporaryID || DataStoreAdapter.isProvisional(objectID)
         case .uri(let url, _): url.lastPathComponent.hasPrefix("t")
         case .unsaved: true
         }
     }
 
+    /// The identifier a custom ``DataStore`` gives a model it saves: its store's identifier, the model's entity name
+    /// and the store's key for the model (a `UUID`, a number or a string, say — told apart by its description).
+    ///
+    /// ```swift
+    /// let id = try PersistentIdentifier.identifier(for: identifier, entityName: snapshot.persistentIdentifier.entityName, primaryKey: UUID())
+    /// ```
+    public static func identifier<T>(for storeIdentifier: String, entityName: String, primaryKey: T) throws -> PersistentIdentifier
+        where T: Comparable & CustomStringConvertible & Codable & Hashable {
+        let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
+        let host = storeIdentifier.addingPercentEncoding(withAllowedCharacters: .urlHostAllowed)
+        let entity = entityName.addingPercentEncoding(withAllowedCharacters: allowed)
+        let key = primaryKey.description.addingPercentEncoding(withAllowedCharacters: allowed)
+        guard !storeIdentifier.isEmpty, !entityName.isEmpty, let host, let entity, let key,
+              let url = URL(string: "x-coredata://\(host)/\(entity)/s\(key)") else {
+            throw SwiftDataError(.loadIssueModelContainer, "'\(storeIdentifier)', '\(entityName)' and '\(primaryKey)' do not make a persistent identifier.")
+        }
+        return PersistentIdentifier(storage: .uri(url, entityName: entityName))
+    }
+
     public static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs.storage, rhs.storage) {
-        case (.object(let a), .object(let b)): a == b
+        // The same row seen through two containers (two coordinators) has two object IDs and one URI.
+        case (.object(let a), .object(let b)): a == b || (!a.isTemporaryID && a.uriRepresentation() == b.uriRepresentation())
         case (.unsaved(let a, _), .unsaved(let b, _)): a == b
         case (.unsaved, _), (_, .unsaved): false
         default: lhs.uriRepresentation == rhs.uriRepresentation

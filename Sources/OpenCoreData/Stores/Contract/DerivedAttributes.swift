@@ -45,7 +45,9 @@ enum DerivedAttributes {
 }
 
 /// What a store reports after a save: objects whose stored values it changed itself (derived attributes), which
-/// contexts must refresh.
+/// contexts must refresh, and inserted objects it gave other IDs than the ones they were saved under (a store that
+/// chooses its keys while saving, as SwiftData's custom data stores do), which the saving context moves.
 struct StoreSaveResult {
     var objectsChangedByStore: Set<NSManagedObjectID> = []
+    var movedObjectIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
 }

@@ -89,12 +89,13 @@ extension NSIncrementalStore: FetchingStore {
         let request = NSSaveChangesRequest(
             inserted: objects(changes.inserts.map(\.objectID)), updated: objects(changes.updates.map(\.objectID)),
             deleted: objects(changes.deletes.map(\.objectID)), locked: nil)
-        _ = try execute(request, with: context)
+        let moved = (try execute(request, with: context) as? IncrementalStoreSaveResult)?.movedObjectIDs ?? [:]
         var changedByStore = Set<NSManagedObjectID>()
-        for (objectID, expected) in changes.inserts.map({ ($0.objectID, Int64(1)) }) + changes.updates.map({ ($0.objectID, $0.expectedVersion + 1) }) {
+        for (objectID, expected) in changes.inserts.map({ (moved[$0.objectID] ?? $0.objectID, Int64(1)) })
+            + changes.updates.map({ ($0.objectID, $0.expectedVersion + 1) }) {
             if let saved = try snapshot(for: objectID), saved.version != expected { changedByStore.insert(objectID) }
         }
-        return StoreSaveResult(objectsChangedByStore: changedByStore)
+        return StoreSaveResult(objectsChangedByStore: changedByStore, movedObjectIDs: moved)
     }
 
     func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
