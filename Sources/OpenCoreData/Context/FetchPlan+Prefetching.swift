@@ -96,8 +96,8 @@ extension FetchPlan {
             let rowCache = context.readRowCache(coordinator)
             // Rows a store does not record itself are recorded before the lock is released (see `lockedFetch`).
             // A store removed meanwhile (another thread) has no members to prefetch.
-            guard var members = try coordinator.withLock(for: context, readingIfAttached: store, {
-                let members = try store.prefetchMembers(of: group.map(\.objectID), through: relationship, reusableRows: rowCache)
+            guard var members = try coordinator.withLock(readingIfAttached: store, {
+                let members = try store.prefetchMembers(of: group.map(\.objectID), through: relationship, reusableRows: rowCache, requestContext: context.storeReadContext)
                 if !store.recordsFetchedRows {
                     rowCache.store(members.lazy.joined().compactMap { member in member.snapshot.map { (member.objectID, $0) } })
                 }
@@ -140,7 +140,7 @@ extension FetchPlan {
             guard key != nil, let store = coordinator.store(for: ids[0]) else { continue }
             let rowCache = context.readRowCache(coordinator)
             // Recorded before the lock is released (see `lockedFetch`).
-            try coordinator.withLock(for: context, readingIfAttached: store) { rowCache.store(try store.snapshots(for: ids).lazy.map { ($0.key, $0.value) }) }
+            try coordinator.withLock(readingIfAttached: store) { rowCache.store(try store.snapshots(for: ids, requestContext: context.storeReadContext).lazy.map { ($0.key, $0.value) }) }
         }
     }
 

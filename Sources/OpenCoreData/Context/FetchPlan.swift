@@ -151,12 +151,12 @@ struct FetchPlan {
     /// released: a store that does not record them itself (the in-memory store) has them recorded here, before a
     /// save that deletes or changes them can run (recorded after, a deleted row came back into the cache).
     private func lockedFetch(_ request: StoreFetchRequest, from store: FetchingStore) throws -> StoreFetchResult {
-        try coordinator.withLock(for: context) {
+        try coordinator.withLock {
             // A store another thread removed since the plan chose it (its connection closed) has nothing to fetch.
             guard store.persistentStoreCoordinator === coordinator else {
                 return StoreFetchResult(objectIDs: [], count: 0)
             }
-            let result = try store.fetch(request)
+            let result = try store.fetch(request, requestContext: context.storeReadContext)
             if !store.recordsFetchedRows, let snapshots = result.snapshots, let rowCache = request.reusableRows {
                 rowCache.store(zip(result.objectIDs, snapshots))
             }

@@ -53,7 +53,7 @@ extension NSManagedObjectContext {
         for (key, ids) in byStore {
             guard key != nil, let store = coordinator.store(for: ids[0]) else { continue }
             // Recorded before the lock is released: a save after it may delete or change the rows.
-            try coordinator.withLock(for: self, readingIfAttached: store) { rowCache.store(try store.snapshots(for: ids).lazy.map { ($0.key, $0.value) }) }
+            try coordinator.withLock(readingIfAttached: store) { rowCache.store(try store.snapshots(for: ids, requestContext: storeReadContext).lazy.map { ($0.key, $0.value) }) }
         }
         // The whole batch is realized, as Apple's batched arrays realize a batch at a time.
         for objectID in pending {
@@ -73,7 +73,7 @@ extension NSManagedObjectContext {
         if let cached = rowCache.snapshot(for: objectID, maximumAge: _stalenessInterval) { return cached }
         guard let store = coordinator.store(for: objectID) else { return nil }
         // A store removed meanwhile (another thread) no longer has the row.
-        return try coordinator.withLock(for: self, readingIfAttached: store) { try store.snapshot(for: objectID).map(rowCache.recorded(for: objectID)) } ?? nil
+        return try coordinator.withLock(readingIfAttached: store) { try store.snapshot(for: objectID, requestContext: storeReadContext).map(rowCache.recorded(for: objectID)) } ?? nil
     }
 
     /// The row cache's snapshot of an object, if any.
@@ -144,7 +144,7 @@ extension NSManagedObjectContext {
         }
         guard let coordinator = persistentStoreCoordinator, let store = coordinator.store(for: object.objectID) else { return [] }
         do {
-            return try coordinator.withLock(for: self, readingIfAttached: store) { try store.relatedObjectIDs(of: object.objectID, through: relationship) } ?? []
+            return try coordinator.withLock(readingIfAttached: store) { try store.relatedObjectIDs(of: object.objectID, through: relationship, requestContext: storeReadContext) } ?? []
         } catch {
             preconditionFailure("CoreData could not fulfill the '\(relationship.name)' relationship fault of \(object.objectID): \(error.localizedDescription)")
         }

@@ -127,6 +127,6 @@ extension NSManagedObjectContext {
             return try snapshot(for: objectID)
         }
         let rowCache = readRowCache(coordinator)
-        return try coordinator.withLock(for: self, readingIfAttached: store) { try store.snapshot(for: objectID).map(rowCache.recorded(for: objectID)) } ?? nil
+        return try coordinator.withLock(readingIfAttached: store) { try store.snapshot(for: objectID, requestContext: storeReadContext).map(rowCache.recorded(for: objectID)) } ?? nil
     }
 }

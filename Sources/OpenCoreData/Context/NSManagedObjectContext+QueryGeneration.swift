@@ -85,16 +85,21 @@ open class NSQueryGenerationToken: NSObject, NSCopying, NSSecureCoding, @uncheck
 
 /// A pinned generation: one reader per SQLite store of the coordinator (in WAL mode), and the row cache of the data
 /// as it was then (shared by the contexts pinned to it; the coordinator's row cache holds current rows only).
-final class QueryGeneration: @unchecked Sendable {
+final class QueryGeneration: PinnedGenerationReaders, @unchecked Sendable {
     // @unchecked Sendable: immutable after init; readers are used under the coordinator's lock; RowCache locks itself.
     let identifier = UUID()
     weak var coordinator: NSPersistentStoreCoordinator?
-    let readers: [ObjectIdentifier: SQLiteGenerationReader]
+    /// Each pinning store's reader, by the store's identity.
+    let readers: [ObjectIdentifier: AnyObject]
     let rowCache = RowCache()
 
-    init(coordinator: NSPersistentStoreCoordinator, readers: [ObjectIdentifier: SQLiteGenerationReader]) {
+    init(coordinator: NSPersistentStoreCoordinator, readers: [ObjectIdentifier: AnyObject]) {
         self.coordinator = coordinator
         self.readers = readers
+    }
+
+    func reader(of store: NSPersistentStore) -> AnyObject? {
+        readers[ObjectIdentifier(store)]
     }
 }
 
@@ -160,10 +165,10 @@ extension NSManagedObjectContext {
     func resolveQueryGeneration() -> NSQueryGenerationToken? {
         guard let coordinator = persistentStoreCoordinator else { return nil }
         do {
-            let readers: [ObjectIdentifier: SQLiteGenerationReader] = try coordinator.withLock {
-                var readers: [ObjectIdentifier: SQLiteGenerationReader] = [:]
-                for case let store as SQLiteStore in coordinator.persistentStores where store.supportsQueryGenerations {
-                    readers[ObjectIdentifier(store)] = try SQLiteGenerationReader(store: store)
+            let readers: [ObjectIdentifier: AnyObject] = try coordinator.withLock {
+                var readers: [ObjectIdentifier: AnyObject] = [:]
+                for case let store as QueryGenerationStore in coordinator.persistentStores where store.supportsQueryGenerations {
+                    readers[ObjectIdentifier(store)] = try store.makeGenerationReader()
                 }
                 return readers
             }
@@ -180,12 +185,10 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// The pinned generation's reader of `store` (resolving `.current` first); nil when the context is unpinned.
-    func queryGenerationReader(for store: SQLiteStore) -> SQLiteGenerationReader? {
+    /// The generation this context reads (resolving `.current` to the stores' state now), or nil when unpinned.
+    var pinnedGeneration: QueryGeneration? {
         guard let token = _queryGeneration else { return nil }
-        let resolved = token.isCurrent ? resolveQueryGeneration() : token
-        guard let reader = resolved?.generation?.readers[ObjectIdentifier(store)], reader.store === store else { return nil }
-        return reader
+        return (token.isCurrent ? resolveQueryGeneration() : token)?.generation
     }
 
     /// The row cache the context's reads use: its pinned generation's own, or the coordinator's.

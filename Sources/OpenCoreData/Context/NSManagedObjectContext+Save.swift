@@ -159,12 +159,12 @@ extension NSManagedObjectContext {
                 try add(object) { $0.deletes.append(.init(objectID: object.objectID, expectedVersion: object.committedSnapshot?.version ?? 0)) }
             }
             do {
-                try coordinator.withLock(for: self) {
+                try coordinator.withLock {
                     // In the order the stores were added, so that a save touching several stores is deterministic.
                     let order = coordinator.persistentStores.map(ObjectIdentifier.init)
                     let entries = changesByStore.sorted { (order.firstIndex(of: $0.key) ?? .max) < (order.firstIndex(of: $1.key) ?? .max) }
                     for (key, entry) in entries where !entry.changes.isEmpty && !committedStores.contains(key) {
-                        let result = try entry.store.save(entry.changes)
+                        let result = try entry.store.save(entry.changes, requestContext: storeWriteContext)
                         changedByStores.formUnion(result.objectsChangedByStore)
                         committedStores.insert(key)
                         for (oldID, newID) in result.movedObjectIDs {
@@ -184,6 +184,8 @@ extension NSManagedObjectContext {
                 processPendingChangesInternal()
                 continue
             }
+            // A context pinned to a query generation moves to the current one after it saved, as Apple documents.
+            if !committedStores.isEmpty { advanceQueryGeneration() }
             didSave(inserted: inserted, updated: updated, deleted: deleted, snapshots: newSnapshots, coordinator: coordinator)
             refreshObjectsChangedByStores(changedByStores, coordinator: coordinator)
             // Metadata of the stores this save did not write to (those it wrote to have written theirs).
@@ -286,7 +288,7 @@ extension NSManagedObjectContext {
             guard let store = destinations.store(for: group[0]) else {
                 throw CoreDataError.make(NSPersistentStoreOperationError, "No persistent store holds the entity \(entity.name ?? "?")")
             }
-            let ids = try coordinator.withLock(for: self) { try store.newObjectIDs(for: group) }
+            let ids = try coordinator.withLock { try store.newObjectIDs(for: group) }
             guard ids.count == group.count else {
                 throw CoreDataError.make(NSPersistentStoreOperationError, "The store \(store.type) returned \(ids.count) permanent IDs for \(group.count) objects")
             }

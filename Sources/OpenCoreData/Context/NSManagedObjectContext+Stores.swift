@@ -59,7 +59,7 @@ extension NSManagedObjectContext {
             byStore[ObjectIdentifier(store), default: (store, [])].1.append(objectID)
         }
         guard !byStore.isEmpty else { return }
-        coordinator.withLock(for: self) {
+        coordinator.withLock {
             for (store, ids) in byStore.values { call(store, ids) }
         }
     }

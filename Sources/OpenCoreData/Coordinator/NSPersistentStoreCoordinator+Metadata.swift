@@ -87,7 +87,7 @@ extension NSPersistentStoreCoordinator {
             return pending
         }) else { return }
         do {
-            try withLock(for: context) {
+            try withLock {
                 for case let store as SnapshotStore in persistentStores where store.metadataNeedsWriting && !store.isReadOnly {
                     try store.saveMetadata()
                 }

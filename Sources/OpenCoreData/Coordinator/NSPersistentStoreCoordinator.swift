@@ -283,23 +283,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         return try body()
     }
 
-    /// The context on whose behalf a store is being called (custom stores receive it), guarded by the lock.
-    private(set) var requestingContext: NSManagedObjectContext?
-
-    /// Runs `body` holding the lock, with `context` as the requesting context of the store calls it makes.
-    func withLock<R>(for context: NSManagedObjectContext, _ body: () throws -> R) rethrows -> R {
+    /// Runs `body` holding the lock, to read `store` — unless another thread removed the store (and closed its
+    /// connection) since the caller chose it: then nil, as for a store the coordinator no longer has.
+    func withLock<R>(readingIfAttached store: some NSPersistentStore, _ body: () throws -> R) rethrows -> R? {
         try withLock {
-            let previous = requestingContext
-            requestingContext = context
-            defer { requestingContext = previous }
-            return try body()
-        }
-    }
-
-    /// Runs `body` holding the lock on behalf of `context`, to read `store` — unless another thread removed the store
-    /// (and closed its connection) since the caller chose it: then nil, as for a store the coordinator no longer has.
-    func withLock<R>(for context: NSManagedObjectContext, readingIfAttached store: some NSPersistentStore, _ body: () throws -> R) rethrows -> R? {
-        try withLock(for: context) {
             guard store.persistentStoreCoordinator === self else { return nil }
             return try body()
         }

@@ -40,8 +40,8 @@ enum BatchRequestExecution {
         guard let store = try stores(for: entity, coordinator: coordinator, affected: request.affectedStores, request: name).first else {
             throw CoreDataError.make(NSPersistentStoreOperationError, "\(name): no persistent store holds entity '\(entity.name ?? "?")'")
         }
-        let outcome = try coordinator.withLock(for: context) {
-            let outcome = try store.executeBatchInsert(StoreBatchInsert(entity: entity, rows: rows, conflictResolution: conflictResolution(context.mergePolicy)))
+        let outcome = try coordinator.withLock {
+            let outcome = try store.executeBatchInsert(StoreBatchInsert(entity: entity, rows: rows, conflictResolution: conflictResolution(context.mergePolicy)), requestContext: context.storeWriteContext)
             coordinator.rowCache.remove(outcome.objectIDs)
             coordinator.rowCache.remove(outcome.changedObjectIDs)
             return outcome
@@ -190,7 +190,7 @@ enum BatchRequestExecution {
             // fault or refresh may serve them until the object's staleness interval says otherwise, or until the
             // request's IDs are merged (`mergeChanges(fromRemoteContextSave:into:)`). Fetches see the new rows,
             // whose Z_OPT moved on.
-            let outcome = try coordinator.withLock(for: context) { try store.executeBatchUpdate(storeRequest) }
+            let outcome = try coordinator.withLock { try store.executeBatchUpdate(storeRequest, requestContext: context.storeWriteContext) }
             updated += outcome.objectIDs
             count += outcome.affectedCount
         }
@@ -295,8 +295,8 @@ enum BatchRequestExecution {
     }
 
     private static func runDelete(_ request: StoreBatchDelete, on store: BatchExecutingStore, coordinator: NSPersistentStoreCoordinator, context: NSManagedObjectContext) throws -> StoreBatchOutcome {
-        try coordinator.withLock(for: context) {
-            let outcome = try store.executeBatchDelete(request)
+        try coordinator.withLock {
+            let outcome = try store.executeBatchDelete(request, requestContext: context.storeWriteContext)
             forgetChangedRows(outcome, in: coordinator)
             return outcome
         }

@@ -180,7 +180,7 @@ extension NSPersistentHistoryChangeRequest {
         var deletedChanges = 0
         // The fetch request's predicate as each store answers it (tokens and entities are per store).
         var predicates: [String: NSPredicate] = [:]
-        try coordinator.withLock(for: context) {
+        try coordinator.withLock {
             // A store removed since it was chosen (by another thread: its connection is closed) has no history now.
             let current = coordinator.persistentStores
             let attached = stores.filter { store in current.contains { $0 === store } }

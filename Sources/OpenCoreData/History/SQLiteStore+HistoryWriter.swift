@@ -11,7 +11,7 @@ extension SQLiteStore {
     /// an update followed by a delete is a delete, an insert followed by a delete is nothing), plus the to-many
     /// relationships a context save changed. Rows whose only change was a bookkeeping column (order keys) are left
     /// out. Nothing is written when nothing changed.
-    func recordHistory(for changes: StoreSaveChanges?) throws {
+    func recordHistory(for changes: StoreSaveChanges?, requestContext: StoreRequestContext) throws {
         guard let history, history.isTracking, history.hasTables else { return }
         let entries = history.recorder.take()
         guard !entries.isEmpty || !(changes?.updates.isEmpty ?? true) else { return }
@@ -89,13 +89,12 @@ extension SQLiteStore {
         guard !rows.isEmpty else { return }
 
         let transaction = try nextHistoryKeys(Self.historyTransactionEntity, table: "ATRANSACTION", count: 1)
-        let context = persistentStoreCoordinator?.requestingContext
         let insertTransaction = try connection.cachedStatement(
             "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, ?, NULL, ?, ?, ?, ?, ?)")
         try insertTransaction.bind([
             .integer(transaction), .integer(Self.historyTransactionEntity),
-            try internHistoryString(context?.transactionAuthor), try internHistoryString(Self.historyBundleID),
-            try internHistoryString(context?.name), try internHistoryString(Self.historyProcessName),
+            try internHistoryString(requestContext.author), try internHistoryString(Self.historyBundleID),
+            try internHistoryString(requestContext.contextName), try internHistoryString(Self.historyProcessName),
             .real(Date().timeIntervalSinceReferenceDate),
         ])
         try insertTransaction.execute()
@@ -129,8 +128,8 @@ extension SQLiteStore {
     }
 
     /// Called after a save or batch transaction committed: posts the remote-change notification of the store's own
-    /// write and, after a context's save, moves that context's query generation to the current one.
-    func didCommitWrite(bySave: Bool) {
+    /// write (the saving context moves its own query generation on).
+    func didCommitWrite() {
         if let history {
             let written = history.lastWrittenTransaction
             history.lastWrittenTransaction = nil
@@ -138,7 +137,6 @@ extension SQLiteStore {
                 watcher.noteOwnWrite(transaction: history.hasTables ? written ?? (try? currentHistoryTransactionNumber()) ?? nil : nil)
             }
         }
-        if bySave { persistentStoreCoordinator?.requestingContext?.advanceQueryGeneration() }
     }
 
     /// `count` new primary keys of a history table, from its `Z_PRIMARYKEY` counter (never reused, so transaction

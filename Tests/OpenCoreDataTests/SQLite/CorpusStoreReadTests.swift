@@ -252,7 +252,7 @@ struct CorpusStoreReadTests {
     static func toManyFaultError(_ object: NSManagedObject, _ relationship: NSRelationshipDescription) -> Error? {
         guard let coordinator = object.managedObjectContext?.persistentStoreCoordinator, let store = coordinator.store(for: object.objectID) else { return nil }
         do {
-            _ = try coordinator.withLock { try store.relatedObjectIDs(of: object.objectID, through: relationship) }
+            _ = try coordinator.withLock { try store.relatedObjectIDs(of: object.objectID, through: relationship, requestContext: .unattributed) }
             return nil
         } catch {
             return error

@@ -4,9 +4,6 @@
 /// subclass only reads and writes its file. A save that fails (a conflict, a constraint, or `save()` throwing) leaves
 /// the nodes as they were.
 extension NSAtomicStore: FetchingStore {
-    /// The context the coordinator is saving or fetching for.
-    private var requestingContext: NSManagedObjectContext? { persistentStoreCoordinator?.requestingContext }
-
     func load(model: NSManagedObjectModel) throws {
         self.model = model
         removeAllCacheNodes()
@@ -45,7 +42,7 @@ extension NSAtomicStore: FetchingStore {
 
     // MARK: Reading
 
-    func snapshot(for objectID: NSManagedObjectID) throws -> ObjectSnapshot? {
+    func snapshot(for objectID: NSManagedObjectID, requestContext: StoreRequestContext) throws -> ObjectSnapshot? {
         if let cached = snapshotCache[objectID] { return cached }
         guard let node = nodesByID[objectID] else { return nil }
         let layout = objectID.entity.layout
@@ -66,7 +63,7 @@ extension NSAtomicStore: FetchingStore {
         return snapshot
     }
 
-    func relatedObjectIDs(of objectID: NSManagedObjectID, through relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
+    func relatedObjectIDs(of objectID: NSManagedObjectID, through relationship: NSRelationshipDescription, requestContext: StoreRequestContext) throws -> [NSManagedObjectID] {
         switch nodesByID[objectID]?.value(forKey: relationship.name) {
         case let ordered as NSOrderedSet: return ordered.array.compactMap(Self.objectID(of:))
         case let set as NSSet: return set.allObjects.compactMap(Self.objectID(of:)).sorted { order(of: $0) < order(of: $1) }
@@ -88,8 +85,8 @@ extension NSAtomicStore: FetchingStore {
     private func order(of objectID: NSManagedObjectID) -> Int { nodeOrder[objectID] ?? Int.max }
 
     /// Evaluates the fetch over the nodes with the predicate layer, as the in-memory store does over its rows.
-    func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
-        let views = RowViews(store: self)
+    func fetch(_ request: StoreFetchRequest, requestContext: StoreRequestContext) throws -> StoreFetchResult {
+        let views = RowViews(store: self, requestContext: requestContext)
         let predicate = request.predicate.map { predicate in
             PredicateRewriting.rewrite(predicate) { value in
                 if let objectID = value as? NSManagedObjectID { return views.view(for: objectID) }
@@ -108,15 +105,15 @@ extension NSAtomicStore: FetchingStore {
         if request.fetchOffset > 0 { matches = Array(matches.dropFirst(request.fetchOffset)) }
         if request.fetchLimit > 0 { matches = Array(matches.prefix(request.fetchLimit)) }
         var result = StoreFetchResult(objectIDs: matches.map(\.objectID), count: matches.count)
-        if request.wantsSnapshots { result.snapshots = try matches.map { try snapshot(for: $0.objectID) ?? $0.objectID.entity.layout.emptySnapshot() } }
+        if request.wantsSnapshots { result.snapshots = try matches.map { try snapshot(for: $0.objectID, requestContext: requestContext) ?? $0.objectID.entity.layout.emptySnapshot() } }
         return result
     }
 
     // MARK: Saving
 
-    func save(_ changes: StoreSaveChanges) throws -> StoreSaveResult {
+    func save(_ changes: StoreSaveChanges, requestContext: StoreRequestContext) throws -> StoreSaveResult {
         try checkVersions(changes)
-        guard let context = requestingContext else {
+        guard let context = requestContext.asker as? NSManagedObjectContext else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "\(Swift.type(of: self)) can only save the objects of a context")
         }
         func object(_ objectID: NSManagedObjectID) throws -> NSManagedObject {
@@ -182,11 +179,11 @@ extension NSAtomicStore: FetchingStore {
     private func checkVersions(_ changes: StoreSaveChanges) throws {
         var conflicts: [StoreSaveConflicts.Conflict] = []
         for update in changes.updates where versions[update.objectID] != update.expectedVersion {
-            conflicts.append(.init(objectID: update.objectID, expectedVersion: update.expectedVersion, persisted: try snapshot(for: update.objectID)))
+            conflicts.append(.init(objectID: update.objectID, expectedVersion: update.expectedVersion, persisted: try snapshot(for: update.objectID, requestContext: .unattributed)))
         }
         for delete in changes.deletes {
             if let current = versions[delete.objectID], current != delete.expectedVersion {
-                conflicts.append(.init(objectID: delete.objectID, expectedVersion: delete.expectedVersion, persisted: try snapshot(for: delete.objectID)))
+                conflicts.append(.init(objectID: delete.objectID, expectedVersion: delete.expectedVersion, persisted: try snapshot(for: delete.objectID, requestContext: .unattributed)))
             }
         }
         if !conflicts.isEmpty { throw StoreSaveConflicts(conflicts: conflicts) }
@@ -205,7 +202,7 @@ extension NSAtomicStore: FetchingStore {
         guard touched.contains(where: { constrained($0.entity) }) else { return }
         var rows: [NSManagedObjectID: InMemoryStore.Row] = [:]
         for objectID in nodesByID.keys where constrained(objectID.entity) {
-            if let snapshot = try snapshot(for: objectID) {
+            if let snapshot = try snapshot(for: objectID, requestContext: .unattributed) {
                 rows[objectID] = InMemoryStore.Row(objectID: objectID, snapshot: snapshot, toMany: [:])
             }
         }

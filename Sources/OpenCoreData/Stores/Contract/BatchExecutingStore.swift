@@ -6,11 +6,11 @@
 /// Every method is atomic: all of the request, or (throwing) none of it.
 protocol BatchExecutingStore: SnapshotStore {
     /// Inserts rows; uniqueness conflicts are resolved as `request.conflictResolution` says.
-    func executeBatchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome
+    func executeBatchInsert(_ request: StoreBatchInsert, requestContext: StoreRequestContext) throws -> StoreBatchOutcome
     /// Sets attributes of the matching rows and increments their versions.
-    func executeBatchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome
+    func executeBatchUpdate(_ request: StoreBatchUpdate, requestContext: StoreRequestContext) throws -> StoreBatchOutcome
     /// Deletes the matching rows, applying the relationships' delete rules as ``BatchDeleteRules`` describes.
-    func executeBatchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome
+    func executeBatchDelete(_ request: StoreBatchDelete, requestContext: StoreRequestContext) throws -> StoreBatchOutcome
 }
 
 /// How a batch insert resolves an object whose uniqueness-constrained values a stored row already has.

@@ -2,10 +2,15 @@
 /// evaluates itself): one view per object, so identity comparisons work, with related rows loaded on demand.
 final class RowViews {
     private let store: SnapshotStore
+    /// Who the evaluation is for (related rows are read as that asker sees them).
+    private let requestContext: StoreRequestContext
     private var views: [NSManagedObjectID: RowView] = [:]
     private var snapshots: [NSManagedObjectID: ObjectSnapshot] = [:]
 
-    init(store: SnapshotStore) { self.store = store }
+    init(store: SnapshotStore, requestContext: StoreRequestContext) {
+        self.store = store
+        self.requestContext = requestContext
+    }
 
     /// Rows already at hand (from a query), so views do not read them again.
     func preload(_ rows: [NSManagedObjectID: ObjectSnapshot]) {
@@ -23,14 +28,14 @@ final class RowViews {
     /// The row of an object.
     func snapshot(for objectID: NSManagedObjectID) -> ObjectSnapshot? {
         if let snapshot = snapshots[objectID] { return snapshot }
-        guard !objectID.isTemporaryID, let snapshot = try? store.snapshot(for: objectID) else { return nil }
+        guard !objectID.isTemporaryID, let snapshot = try? store.snapshot(for: objectID, requestContext: requestContext) else { return nil }
         snapshots[objectID] = snapshot
         return snapshot
     }
 
     /// The members of a to-many relationship.
     func related(_ objectID: NSManagedObjectID, _ relationship: NSRelationshipDescription) -> [NSManagedObjectID] {
-        (try? store.relatedObjectIDs(of: objectID, through: relationship)) ?? []
+        (try? store.relatedObjectIDs(of: objectID, through: relationship, requestContext: requestContext)) ?? []
     }
 }
 

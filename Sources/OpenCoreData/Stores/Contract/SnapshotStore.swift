@@ -13,13 +13,13 @@ protocol SnapshotStore: NSPersistentStore {
     func newObjectIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID]
 
     /// The current row of an object, or `nil` if it no longer exists.
-    func snapshot(for objectID: NSManagedObjectID) throws -> ObjectSnapshot?
+    func snapshot(for objectID: NSManagedObjectID, requestContext: StoreRequestContext) throws -> ObjectSnapshot?
 
     /// The destinations of a to-many relationship of an object (in order for ordered relationships).
-    func relatedObjectIDs(of objectID: NSManagedObjectID, through relationship: NSRelationshipDescription) throws -> [NSManagedObjectID]
+    func relatedObjectIDs(of objectID: NSManagedObjectID, through relationship: NSRelationshipDescription, requestContext: StoreRequestContext) throws -> [NSManagedObjectID]
 
     /// The rows of several objects at once (batch faulting, prefetching); rows that no longer exist are absent.
-    func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: ObjectSnapshot]
+    func snapshots(for objectIDs: [NSManagedObjectID], requestContext: StoreRequestContext) throws -> [NSManagedObjectID: ObjectSnapshot]
 
     /// Whether the rows a fetch or prefetch returns are already recorded in the request's `reusableRows` (the store
     /// passes them through the row cache as it reads them), so the caller need not record them again.
@@ -29,11 +29,11 @@ protocol SnapshotStore: NSPersistentStore {
     /// the same order, its members (in order for ordered relationships) with their rows. A row of `reusableRows`
     /// with the stored row's version may be returned instead of decoding the row again.
     func prefetchMembers(of objectIDs: [NSManagedObjectID], through relationship: NSRelationshipDescription,
-                         reusableRows: RowCache?) throws -> [[PrefetchedMember]]
+                         reusableRows: RowCache?, requestContext: StoreRequestContext) throws -> [[PrefetchedMember]]
 
     /// Applies a save atomically: all of it, or (throwing) none of it. Throws `StoreSaveConflicts` when a row's
     /// version is not the expected one (optimistic locking), `StoreConstraintViolation` for uniqueness.
-    func save(_ changes: StoreSaveChanges) throws -> StoreSaveResult
+    func save(_ changes: StoreSaveChanges, requestContext: StoreRequestContext) throws -> StoreSaveResult
 
     /// The object ID for a primary key of an entity in this store (used to rebuild IDs from URIs).
     func objectID(for entity: NSEntityDescription, primaryKey: Int64) -> NSManagedObjectID
@@ -46,18 +46,18 @@ protocol SnapshotStore: NSPersistentStore {
 extension SnapshotStore {
     var recordsFetchedRows: Bool { false }
 
-    func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: ObjectSnapshot] {
+    func snapshots(for objectIDs: [NSManagedObjectID], requestContext: StoreRequestContext) throws -> [NSManagedObjectID: ObjectSnapshot] {
         var result: [NSManagedObjectID: ObjectSnapshot] = [:]
         for objectID in objectIDs {
-            if let snapshot = try snapshot(for: objectID) { result[objectID] = snapshot }
+            if let snapshot = try snapshot(for: objectID, requestContext: requestContext) { result[objectID] = snapshot }
         }
         return result
     }
 
     func prefetchMembers(of objectIDs: [NSManagedObjectID], through relationship: NSRelationshipDescription,
-                         reusableRows: RowCache?) throws -> [[PrefetchedMember]] {
-        let members = try objectIDs.map { try relatedObjectIDs(of: $0, through: relationship) }
-        let rows = try snapshots(for: Array(Set(members.joined())))
+                         reusableRows: RowCache?, requestContext: StoreRequestContext) throws -> [[PrefetchedMember]] {
+        let members = try objectIDs.map { try relatedObjectIDs(of: $0, through: relationship, requestContext: requestContext) }
+        let rows = try snapshots(for: Array(Set(members.joined())), requestContext: requestContext)
         return members.map { ids in ids.map { PrefetchedMember(objectID: $0, snapshot: rows[$0]) } }
     }
 

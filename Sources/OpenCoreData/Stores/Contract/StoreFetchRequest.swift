@@ -38,5 +38,5 @@ struct StoreFetchResult {
 /// Stores that can fetch (every store OpenCoreData ships).
 protocol FetchingStore: SnapshotStore {
     /// Runs a fetch.
-    func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult
+    func fetch(_ request: StoreFetchRequest, requestContext: StoreRequestContext) throws -> StoreFetchResult
 }

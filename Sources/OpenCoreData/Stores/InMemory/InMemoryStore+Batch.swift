@@ -2,7 +2,7 @@
 /// fetch, every change is computed (and checked) before any row is touched, so a failing request leaves the store
 /// as it was. Apple documents batch requests for SQLite stores only; this is an OpenCoreData extension.
 extension InMemoryStore: BatchExecutingStore {
-    func executeBatchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome {
+    func executeBatchInsert(_ request: StoreBatchInsert, requestContext: StoreRequestContext) throws -> StoreBatchOutcome {
         let entity = request.entity
         let layout = entity.layout
         let constraints = BatchValues.constraints(of: entity)
@@ -95,10 +95,10 @@ extension InMemoryStore: BatchExecutingStore {
                 .sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
         }
         return try fetch(StoreFetchRequest(entity: entity, includesSubentities: includesSubentities, predicate: predicate,
-                                           sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, wantsSnapshots: false, countOnly: false)).objectIDs
+                                           sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, wantsSnapshots: false, countOnly: false), requestContext: .unattributed).objectIDs
     }
 
-    func executeBatchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome {
+    func executeBatchUpdate(_ request: StoreBatchUpdate, requestContext: StoreRequestContext) throws -> StoreBatchOutcome {
         let matched = try batchMatchingRows(request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate)
         // Every new value is computed on the rows as they are before the update; simple arithmetic on the row's own
         // numbers directly on the stored values, anything else through the predicate layer.
@@ -106,7 +106,7 @@ extension InMemoryStore: BatchExecutingStore {
             guard case .expression(let expression) = assignment.value else { return nil }
             return BatchRowArithmetic(expression, target: assignment.attribute)
         }
-        let views = RowViews(store: self)
+        let views = RowViews(store: self, requestContext: requestContext)
         var updated: [(NSManagedObjectID, ObjectSnapshot)] = []
         updated.reserveCapacity(matched.count)
         for objectID in matched {
@@ -157,13 +157,13 @@ extension InMemoryStore: BatchExecutingStore {
         }
     }
 
-    func executeBatchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome {
+    func executeBatchDelete(_ request: StoreBatchDelete, requestContext: StoreRequestContext) throws -> StoreBatchOutcome {
         let matched: [NSManagedObjectID]
         if let objectIDs = request.objectIDs {
             var seen = Set<NSManagedObjectID>()
             matched = objectIDs.filter { rows[$0] != nil && seen.insert($0).inserted }
         } else if request.isLimited {
-            matched = try fetch(request.fetchRequest).objectIDs
+            matched = try fetch(request.fetchRequest, requestContext: requestContext).objectIDs
         } else {
             matched = try batchMatchingRows(request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate)
         }
@@ -264,7 +264,7 @@ extension InMemoryStore: BatchExecutingStore {
         }
         guard !derivedByEntity.isEmpty else { return [] }
         var changed = Set<NSManagedObjectID>()
-        let views = RowViews(store: self)
+        let views = RowViews(store: self, requestContext: .unattributed)
         for row in rows.values {
             guard let derived = derivedByEntity[ObjectIdentifier(row.objectID.entity)] else { continue }
             for (slot, attribute) in derived {

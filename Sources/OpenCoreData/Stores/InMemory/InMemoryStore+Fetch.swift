@@ -1,8 +1,8 @@
 extension InMemoryStore: FetchingStore {
     /// Evaluates the fetch over the stored rows with the predicate layer, through key-value-coding views of the
     /// rows (relationships lead to other rows, so key paths through relationships work as in SQL).
-    func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
-        let views = RowViews(store: self)
+    func fetch(_ request: StoreFetchRequest, requestContext: StoreRequestContext) throws -> StoreFetchResult {
+        let views = RowViews(store: self, requestContext: requestContext)
         views.preload(rows.mapValues(\.snapshot))
         let predicate = request.predicate.map { predicate in
             PredicateRewriting.rewrite(predicate) { value in

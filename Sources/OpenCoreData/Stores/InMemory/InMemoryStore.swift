@@ -58,16 +58,16 @@ final class InMemoryStore: NSPersistentStore, SnapshotStore, @unchecked Sendable
         return (0..<Int64(count)).map { objectID(for: entity, primaryKey: first + $0) }
     }
 
-    func snapshot(for objectID: NSManagedObjectID) throws -> ObjectSnapshot? {
+    func snapshot(for objectID: NSManagedObjectID, requestContext: StoreRequestContext) throws -> ObjectSnapshot? {
         rows[objectID]?.snapshot
     }
 
-    func relatedObjectIDs(of objectID: NSManagedObjectID, through relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
+    func relatedObjectIDs(of objectID: NSManagedObjectID, through relationship: NSRelationshipDescription, requestContext: StoreRequestContext) throws -> [NSManagedObjectID] {
         guard let row = rows[objectID], case .toMany(let slot, _)? = objectID.entity.layout.slots[relationship.name] else { return [] }
         return row.toMany[slot] ?? []
     }
 
-    func save(_ changes: StoreSaveChanges) throws -> StoreSaveResult {
+    func save(_ changes: StoreSaveChanges, requestContext: StoreRequestContext) throws -> StoreSaveResult {
         // Optimistic locking: every updated or deleted row must still have the version the context saw.
         var conflicts: [StoreSaveConflicts.Conflict] = []
         for update in changes.updates {
@@ -118,7 +118,7 @@ final class InMemoryStore: NSPersistentStore, SnapshotStore, @unchecked Sendable
             if !derived.isEmpty { derivedByEntity[ObjectIdentifier(entity)] = derived }
         }
         guard !derivedByEntity.isEmpty else { return [] }
-        let views = RowViews(store: self)
+        let views = RowViews(store: self, requestContext: .unattributed)
         for row in rows.values {
             guard let derived = derivedByEntity[ObjectIdentifier(row.objectID.entity)] else { continue }
             for (slot, attribute) in derived {

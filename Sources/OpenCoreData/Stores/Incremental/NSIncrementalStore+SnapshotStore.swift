@@ -2,9 +2,10 @@
 /// Apple's incremental-store calls (managed objects, nodes and requests), with the context on whose behalf the
 /// coordinator is working.
 extension NSIncrementalStore: FetchingStore {
-    /// The context the coordinator is working for (a store call outside any context gets a private one).
-    private var requestingContext: NSManagedObjectContext {
-        if let context = persistentStoreCoordinator?.requestingContext { return context }
+    /// The context a request is made for, as Apple's incremental-store calls take it (a request on behalf of no
+    /// context gets a private one).
+    private func requestingContext(_ requestContext: StoreRequestContext) -> NSManagedObjectContext {
+        if let context = requestContext.asker as? NSManagedObjectContext { return context }
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = persistentStoreCoordinator
         return context
@@ -31,10 +32,10 @@ extension NSIncrementalStore: FetchingStore {
         newObjectID(for: entity, referenceObject: Int(primaryKey))
     }
 
-    func snapshot(for objectID: NSManagedObjectID) throws -> ObjectSnapshot? {
+    func snapshot(for objectID: NSManagedObjectID, requestContext: StoreRequestContext) throws -> ObjectSnapshot? {
         let node: NSIncrementalStoreNode
         do {
-            node = try newValuesForObject(with: objectID, with: requestingContext)
+            node = try newValuesForObject(with: objectID, with: requestingContext(requestContext))
         } catch let error as NSError where error.domain == NSCocoaErrorDomain && error.code == NSManagedObjectReferentialIntegrityError {
             return nil   // Apple's way for a store to say the object no longer exists
         }
@@ -59,29 +60,29 @@ extension NSIncrementalStore: FetchingStore {
         return snapshot
     }
 
-    func relatedObjectIDs(of objectID: NSManagedObjectID, through relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
-        Self.objectIDs(in: try newValue(forRelationship: relationship, forObjectWith: objectID, with: requestingContext))
+    func relatedObjectIDs(of objectID: NSManagedObjectID, through relationship: NSRelationshipDescription, requestContext: StoreRequestContext) throws -> [NSManagedObjectID] {
+        Self.objectIDs(in: try newValue(forRelationship: relationship, forObjectWith: objectID, with: requestingContext(requestContext)))
     }
 
     /// Saves through `execute(_:with:)` with an `NSSaveChangesRequest`. Optimistic locking is checked first against the
     /// versions of the store's nodes (`newValuesForObject(with:with:)`), so a store that bumps a node's version on
     /// every change gets Core Data's conflict detection and merge policies; afterwards the saved objects whose node
     /// version is not the one the context expects are reported, so the context reloads them.
-    func save(_ changes: StoreSaveChanges) throws -> StoreSaveResult {
+    func save(_ changes: StoreSaveChanges, requestContext: StoreRequestContext) throws -> StoreSaveResult {
         var conflicts: [StoreSaveConflicts.Conflict] = []
         for update in changes.updates {
-            let current = try snapshot(for: update.objectID)
+            let current = try snapshot(for: update.objectID, requestContext: requestContext)
             if current?.version != update.expectedVersion {
                 conflicts.append(.init(objectID: update.objectID, expectedVersion: update.expectedVersion, persisted: current))
             }
         }
         for delete in changes.deletes {
-            if let current = try snapshot(for: delete.objectID), current.version != delete.expectedVersion {
+            if let current = try snapshot(for: delete.objectID, requestContext: requestContext), current.version != delete.expectedVersion {
                 conflicts.append(.init(objectID: delete.objectID, expectedVersion: delete.expectedVersion, persisted: current))
             }
         }
         if !conflicts.isEmpty { throw StoreSaveConflicts(conflicts: conflicts) }
-        let context = requestingContext
+        let context = requestingContext(requestContext)
         func objects(_ ids: [NSManagedObjectID]) -> Set<NSManagedObject>? {
             let found = Set(ids.compactMap { context.registeredObject(for: $0) })
             return found.isEmpty ? nil : found
@@ -93,17 +94,17 @@ extension NSIncrementalStore: FetchingStore {
         var changedByStore = Set<NSManagedObjectID>()
         for (objectID, expected) in changes.inserts.map({ (moved[$0.objectID] ?? $0.objectID, Int64(1)) })
             + changes.updates.map({ ($0.objectID, $0.expectedVersion + 1) }) {
-            if let saved = try snapshot(for: objectID), saved.version != expected { changedByStore.insert(objectID) }
+            if let saved = try snapshot(for: objectID, requestContext: requestContext), saved.version != expected { changedByStore.insert(objectID) }
         }
         return StoreSaveResult(objectsChangedByStore: changedByStore, movedObjectIDs: moved)
     }
 
-    func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+    func fetch(_ request: StoreFetchRequest, requestContext: StoreRequestContext) throws -> StoreFetchResult {
         let fetch = NSFetchRequest<NSFetchRequestResult>()
         fetch.entity = request.entity
         fetch.includesSubentities = request.includesSubentities
         // As Apple hands a store the fetch request it was given: constants are the context's objects, not IDs.
-        let context = requestingContext
+        let context = requestingContext(requestContext)
         fetch.predicate = request.predicate.map { predicate in
             PredicateRewriting.rewrite(predicate) { value in
                 if let objectID = value as? NSManagedObjectID { return context.object(with: objectID) }

@@ -23,7 +23,7 @@ extension SQLiteStore: BatchExecutingStore {
         guard let selection = batchSelection(entity, includesSubentities: includesSubentities, predicate: predicate) else {
             let request = StoreFetchRequest(entity: entity, includesSubentities: includesSubentities, predicate: predicate, sortDescriptors: [],
                                             fetchLimit: 0, fetchOffset: 0, wantsSnapshots: false, countOnly: false)
-            return try fetch(request).objectIDs.sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
+            return try fetch(request, requestContext: .unattributed).objectIDs.sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
         }
         let statement = try connection.cachedStatement("SELECT t0.Z_PK, t0.Z_ENT " + selection.fromWhere + " ORDER BY t0.Z_PK")
         defer { statement.reset() }
@@ -143,7 +143,7 @@ extension SQLiteStore: BatchExecutingStore {
     func recomputeDerivedAttributes(of objectIDs: [NSManagedObjectID]) throws -> Set<NSManagedObjectID> {
         var changed = Set<NSManagedObjectID>()
         var derivedByEntity: [ObjectIdentifier: [(Int, NSDerivedAttributeDescription)]] = [:]
-        let views = RowViews(store: self)
+        let views = RowViews(store: self, requestContext: .unattributed)
         var last: (entity: NSEntityDescription, derived: [(Int, NSDerivedAttributeDescription)])?
         for objectID in objectIDs {
             let derived: [(Int, NSDerivedAttributeDescription)]
@@ -196,7 +196,7 @@ extension SQLiteStore: BatchExecutingStore {
 
     /// Runs `body` in one immediate transaction; files created by a failed attempt are removed, files made obsolete
     /// by a committed one are removed after the commit.
-    func inBatchTransaction<T>(_ body: (_ createdFiles: inout [URL], _ obsoleteFiles: inout [URL]) throws -> T) throws -> T {
+    func inBatchTransaction<T>(requestContext: StoreRequestContext, _ body: (_ createdFiles: inout [URL], _ obsoleteFiles: inout [URL]) throws -> T) throws -> T {
         var createdFiles: [URL] = []
         var obsoleteFiles: [URL] = []
         derivedValueChanges.reset()
@@ -205,7 +205,7 @@ extension SQLiteStore: BatchExecutingStore {
             result = try connection.inTransaction(.immediate) {
                 beginHistoryRecording()
                 let result = try body(&createdFiles, &obsoleteFiles)
-                try recordHistory(for: nil)   // persistent history, in the same transaction (History/)
+                try recordHistory(for: nil, requestContext: requestContext)   // persistent history, in the same transaction (History/)
                 return result
             }
         } catch {
@@ -214,7 +214,7 @@ extension SQLiteStore: BatchExecutingStore {
             throw error
         }
         for file in obsoleteFiles { try? FileManager.default.removeItem(at: file) }
-        didCommitWrite(bySave: false)   // remote-change notification (History/)
+        didCommitWrite()   // remote-change notification (History/)
         return result
     }
 }

@@ -9,9 +9,9 @@ extension SQLiteStore {
     /// SELECT t0.Z_PK, t0.Z_ENT FROM ZITEM t0 WHERE t0.ZRATING < ?1 ORDER BY t0.Z_PK
     /// DELETE FROM ZITEM WHERE Z_PK IN (?, ?, …)
     /// ```
-    func executeBatchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome {
+    func executeBatchDelete(_ request: StoreBatchDelete, requestContext: StoreRequestContext) throws -> StoreBatchOutcome {
         try checkBatchWritable("NSBatchDeleteRequest")
-        return try inBatchTransaction { _, obsoleteFiles in
+        return try inBatchTransaction(requestContext: requestContext) { _, obsoleteFiles in
             if request.objectIDs == nil, !request.isLimited, !request.needsObjectIDs, canDeleteRowsUnlisted(of: request.entity),
                let selection = batchSelection(request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate) {
                 var outcome = StoreBatchOutcome()
@@ -30,7 +30,7 @@ extension SQLiteStore {
                     return seen.insert(key).inserted
                 }
             } else if request.isLimited {
-                matched = try fetch(request.fetchRequest).objectIDs
+                matched = try fetch(request.fetchRequest, requestContext: requestContext).objectIDs
             } else {
                 matched = try batchMatchingRows(request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate)
             }

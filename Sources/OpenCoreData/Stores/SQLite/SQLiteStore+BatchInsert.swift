@@ -9,7 +9,7 @@ extension SQLiteStore {
     /// INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZRATING, ZNAME) VALUES (?, ?, 1, ?, ?)
     /// UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?
     /// ```
-    func executeBatchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome {
+    func executeBatchInsert(_ request: StoreBatchInsert, requestContext: StoreRequestContext) throws -> StoreBatchOutcome {
         let name = "NSBatchInsertRequest"
         try checkBatchWritable(name)
         let entity = request.entity
@@ -21,7 +21,7 @@ extension SQLiteStore {
         let rootNumber = Int64(schema.number(of: entity.rootEntity))
         let entityNumber = Int64(mapping.number)
         let insertSQL = "INSERT INTO \(table.name) (Z_PK, Z_ENT, Z_OPT\(columns.map { ", \($0.column)" }.joined())) VALUES (?, ?, 1\(String(repeating: ", ?", count: columns.count)))"
-        return try inBatchTransaction { createdFiles, obsoleteFiles in
+        return try inBatchTransaction(requestContext: requestContext) { createdFiles, obsoleteFiles in
             var outcome = StoreBatchOutcome()
             outcome.objectIDs.reserveCapacity(request.rows.count)
             // The rows whose derived attributes to compute, when the entity has any the store computes (not its

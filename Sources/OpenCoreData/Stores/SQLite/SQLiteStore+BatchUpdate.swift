@@ -11,7 +11,7 @@ extension SQLiteStore {
     /// WITH matched(pk) AS (SELECT t0.Z_PK FROM ZITEM t0 WHERE t0.ZRATING < ?1)
     /// UPDATE ZITEM SET ZRATING = (ZRATING + ?), Z_OPT = IFNULL(Z_OPT, 0) + 1 WHERE Z_PK IN matched RETURNING Z_PK, Z_ENT
     /// ```
-    func executeBatchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome {
+    func executeBatchUpdate(_ request: StoreBatchUpdate, requestContext: StoreRequestContext) throws -> StoreBatchOutcome {
         let name = "NSBatchUpdateRequest"
         try checkBatchWritable(name)
         let table = schema.table(for: request.entity)
@@ -43,7 +43,7 @@ extension SQLiteStore {
             }
         }
         do {
-            return try inBatchTransaction { createdFiles, obsoleteFiles in
+            return try inBatchTransaction(requestContext: requestContext) { createdFiles, obsoleteFiles in
                 var outcome = StoreBatchOutcome()
                 if rowByRow {
                     outcome.objectIDs = try updateRowByRow(request, table: table, columns: columns, createdFiles: &createdFiles, obsoleteFiles: &obsoleteFiles)
@@ -119,8 +119,8 @@ extension SQLiteStore {
     private func updateRowByRow(_ request: StoreBatchUpdate, table: SQLiteSchema.EntityTable, columns: [(assignment: StoreBatchAssignment, column: String)],
                                 createdFiles: inout [URL], obsoleteFiles: inout [URL]) throws -> [NSManagedObjectID] {
         let fetched = try fetch(StoreFetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
-                                                  sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, wantsSnapshots: true, countOnly: false))
-        let views = RowViews(store: self)
+                                                  sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, wantsSnapshots: true, countOnly: false), requestContext: .unattributed)
+        let views = RowViews(store: self, requestContext: .unattributed)
         if let snapshots = fetched.snapshots {
             views.preload(Dictionary(zip(fetched.objectIDs, snapshots), uniquingKeysWith: { first, _ in first }))
         }

@@ -5,7 +5,7 @@ extension SQLiteStore {
     /// At most this many keys go into one `IN (…)` list (SQLite allows 32,766 parameters).
     static let keysPerStatement = 500
 
-    func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: ObjectSnapshot] {
+    func snapshots(for objectIDs: [NSManagedObjectID], requestContext: StoreRequestContext) throws -> [NSManagedObjectID: ObjectSnapshot] {
         var result: [NSManagedObjectID: ObjectSnapshot] = [:]
         let byTable = Dictionary(grouping: objectIDs.filter { $0.primaryKey != nil }) { ObjectIdentifier(schema.table(for: $0.entity)) }
         for (_, ids) in byTable {
@@ -13,7 +13,7 @@ extension SQLiteStore {
             let wanted = Set(ids)
             for chunk in stride(from: 0, to: ids.count, by: Self.keysPerStatement).map({ Array(ids[$0..<min($0 + Self.keysPerStatement, ids.count)]) }) {
                 let placeholders = (1...chunk.count).map { "?\($0)" }.joined(separator: ", ")
-                let statement = try readConnection.cachedStatement("SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(placeholders))")
+                let statement = try readConnection(for: requestContext).cachedStatement("SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(placeholders))")
                 defer { statement.reset() }
                 try statement.bind(chunk.map { .integer($0.primaryKey!) })
                 var entities = RowEntityCache()
@@ -31,7 +31,7 @@ extension SQLiteStore {
     }
 
     func prefetchMembers(of objectIDs: [NSManagedObjectID], through relationship: NSRelationshipDescription,
-                         reusableRows: RowCache?) throws -> [[PrefetchedMember]] {
+                         reusableRows: RowCache?, requestContext: StoreRequestContext) throws -> [[PrefetchedMember]] {
         guard let destination = relationship.destinationEntity, let first = objectIDs.first,
               case .toMany(let slot, _)? = relationship.entity.layout.slots[relationship.name] else { return objectIDs.map { _ in [] } }
         let destinationTable = schema.table(for: destination)
@@ -43,7 +43,7 @@ extension SQLiteStore {
             sourceSQL = { keys in
                 "SELECT \(self.selectList(destinationTable, alias: "d")), d.\(column) FROM \(destinationTable.name) d WHERE d.\(column) IN (\(keys))\(filter) ORDER BY d.\(column), \(orderColumn.map { "d.\($0), " } ?? "")d.Z_PK"
             }
-            if orderColumn == nil, try readsMostRows(of: schema.table(for: first.entity), keyCount: objectIDs.count) {
+            if orderColumn == nil, try readsMostRows(of: schema.table(for: first.entity), keyCount: objectIDs.count, requestContext: requestContext) {
                 // One pass over the destination table in row order, as a plain SELECT would make: for most of the
                 // sources' rows it costs less than an index look-up and a table seek per member, and each source's
                 // members still come in primary-key order.
@@ -83,14 +83,14 @@ extension SQLiteStore {
                 }
             }
             if let scanSQL {
-                let statement = try readConnection.cachedStatement(scanSQL)
+                let statement = try readConnection(for: requestContext).cachedStatement(scanSQL)
                 defer { statement.reset() }
                 try readMembers(statement)
                 return
             }
             for start in stride(from: 0, to: keys.count, by: Self.keysPerStatement) {
                 let chunk = Array(keys[start..<min(start + Self.keysPerStatement, keys.count)])
-                let statement = try readConnection.cachedStatement(sourceSQL((1...chunk.count).map { "?\($0)" }.joined(separator: ", ")))
+                let statement = try readConnection(for: requestContext).cachedStatement(sourceSQL((1...chunk.count).map { "?\($0)" }.joined(separator: ", ")))
                 defer { statement.reset() }
                 try statement.bind(chunk.map { .integer($0) })
                 try readMembers(statement)
@@ -105,8 +105,8 @@ extension SQLiteStore {
 
     /// Whether `keyCount` keys name at least half the rows of `table`, going by its largest primary key (an
     /// overestimate of its row count after deletions, so the estimate errs towards reading by key).
-    private func readsMostRows(of table: SQLiteSchema.EntityTable, keyCount: Int) throws -> Bool {
-        let statement = try readConnection.cachedStatement("SELECT MAX(Z_PK) FROM \(table.name)")
+    private func readsMostRows(of table: SQLiteSchema.EntityTable, keyCount: Int, requestContext: StoreRequestContext) throws -> Bool {
+        let statement = try readConnection(for: requestContext).cachedStatement("SELECT MAX(Z_PK) FROM \(table.name)")
         defer { statement.reset() }
         guard try statement.step() else { return false }
         return Int64(keyCount) * 2 >= statement.int64(at: 0)

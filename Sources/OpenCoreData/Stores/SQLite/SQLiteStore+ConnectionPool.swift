@@ -43,7 +43,7 @@ extension SQLiteStore: ConcurrentFetchingStore {
         let versionRead = try reader.fetchValue("PRAGMA data_version")
         let result: StoreFetchResult?
         do {
-            result = try fetch(request, on: reader, pool: pool)
+            result = try fetch(request, on: reader, pool: pool, requestContext: .unattributed)
             try reader.commit()
         } catch {
             try? reader.rollback()

@@ -5,15 +5,15 @@ extension SQLiteStore: FetchingStore {
     /// Runs a fetch as one SQL query; parts the compiler cannot translate are evaluated in memory on the candidate
     /// rows (logged at debug level), with the limit and offset applied after that filtering, so results are never
     /// wrong.
-    func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+    func fetch(_ request: StoreFetchRequest, requestContext: StoreRequestContext) throws -> StoreFetchResult {
         // Through the store's own connection (or a pinned generation's), with the coordinator's lock held: never nil.
-        try fetch(request, on: readConnection, pool: nil)!
+        try fetch(request, on: readConnection(for: requestContext), pool: nil, requestContext: requestContext)!
     }
 
     /// A fetch on `connection`. With `pool` (a pooled reader, without the coordinator's lock), the statement is counted
     /// as reading, rows are not looked up in the row cache, and nil is returned — before reading — when part of the
     /// request must be evaluated in memory (that evaluation reads related rows through the store's own connection).
-    func fetch(_ request: StoreFetchRequest, on connection: SQLiteConnection, pool: SQLiteReaderPool?) throws -> StoreFetchResult? {
+    func fetch(_ request: StoreFetchRequest, on connection: SQLiteConnection, pool: SQLiteReaderPool?, requestContext: StoreRequestContext) throws -> StoreFetchResult? {
         let table = schema.table(for: request.entity)
         var compiler = SQLiteFetchCompiler(schema: schema, entity: request.entity)
         var conditions: [String] = []
@@ -88,7 +88,7 @@ extension SQLiteStore: FetchingStore {
         }
         if let pool { try pool.reading(readRows) } else { try readRows() }
         if !limitInSQL {
-            var rows = try evaluateInMemory(Array(zip(objectIDs, snapshots)), predicate: memoryPredicate, sortDescriptors: memorySort ? request.sortDescriptors : [])
+            var rows = try evaluateInMemory(Array(zip(objectIDs, snapshots)), predicate: memoryPredicate, sortDescriptors: memorySort ? request.sortDescriptors : [], requestContext: requestContext)
             if request.fetchOffset > 0 { rows = Array(rows.dropFirst(request.fetchOffset)) }
             if request.fetchLimit > 0 { rows = Array(rows.prefix(request.fetchLimit)) }
             (objectIDs, snapshots) = (rows.map(\.0), rows.map(\.1))
@@ -99,8 +99,8 @@ extension SQLiteStore: FetchingStore {
     }
 
     /// Filters and sorts rows with the predicate layer, through key-value-coding views of the rows.
-    private func evaluateInMemory(_ rows: [(NSManagedObjectID, ObjectSnapshot)], predicate: NSPredicate?, sortDescriptors: [NSSortDescriptor]) throws -> [(NSManagedObjectID, ObjectSnapshot)] {
-        let views = RowViews(store: self)
+    private func evaluateInMemory(_ rows: [(NSManagedObjectID, ObjectSnapshot)], predicate: NSPredicate?, sortDescriptors: [NSSortDescriptor], requestContext: StoreRequestContext) throws -> [(NSManagedObjectID, ObjectSnapshot)] {
+        let views = RowViews(store: self, requestContext: requestContext)
         views.preload(Dictionary(rows.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first }))
         let prepared = predicate.map { predicate in
             PredicateRewriting.rewrite(predicate) { value in

@@ -32,7 +32,7 @@ final class SQLiteGenerationReader: @unchecked Sendable {
     }
 }
 
-extension SQLiteStore {
+extension SQLiteStore: QueryGenerationStore {
     /// Whether the store can pin query generations: a file store in WAL journal mode. Other stores read unpinned,
     /// as Apple documents ("your contexts gracefully revert to unpinned behavior").
     var supportsQueryGenerations: Bool {
@@ -42,12 +42,16 @@ extension SQLiteStore {
         return mode.lowercased() == "wal"
     }
 
-    /// The connection a read for the requesting context goes through: its query generation's reader when the
-    /// context is pinned, else the store's own connection — always the own one inside a write transaction (a save's
-    /// version checks and a batch request's selections read the current rows).
-    var readConnection: SQLiteConnection {
-        guard let context = persistentStoreCoordinator?.requestingContext, context._queryGeneration != nil, !connection.isInTransaction,
-            let reader = context.queryGenerationReader(for: self)
+    func makeGenerationReader() throws -> AnyObject {
+        try SQLiteGenerationReader(store: self)
+    }
+
+    /// The connection a read for `requestContext` goes through: its query generation's reader when the asker is
+    /// pinned, else the store's own connection — always the own one inside a write transaction (a save's version
+    /// checks and a batch request's selections read the current rows).
+    func readConnection(for requestContext: StoreRequestContext) -> SQLiteConnection {
+        guard let generation = requestContext.generation, !connection.isInTransaction,
+              let reader = generation.reader(of: self) as? SQLiteGenerationReader, reader.store === self
         else { return connection }
         return reader.connection
     }

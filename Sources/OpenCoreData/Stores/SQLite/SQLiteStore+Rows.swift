@@ -71,7 +71,7 @@ extension SQLiteStore {
                 let concrete = schema.entity(number: Int(number))
             {
                 destinationEntity = concrete
-            } else if !destination.subentities.isEmpty, let concrete = try concreteEntity(of: key, in: destination) {
+            } else if !destination.subentities.isEmpty, let concrete = try concreteEntity(of: key, in: destination, on: statement.connection) {
                 destinationEntity = concrete
             }
             toOne[slot] = objectID(for: destinationEntity, primaryKey: key)
@@ -100,17 +100,18 @@ extension SQLiteStore {
         return SQLiteValueCodec.storedValue(raw, for: attribute.attributeType)
     }
 
-    /// The concrete entity of a row of a hierarchy, read from its `Z_ENT`.
-    func concreteEntity(of primaryKey: Int64, in entity: NSEntityDescription) throws -> NSEntityDescription? {
+    /// The concrete entity of a row of a hierarchy, read from its `Z_ENT` on `connection` (the one reading the row
+    /// that refers to it: a pinned generation's, a pooled reader's or the store's own).
+    func concreteEntity(of primaryKey: Int64, in entity: NSEntityDescription, on connection: SQLiteConnection) throws -> NSEntityDescription? {
         let table = schema.table(for: entity)
-        guard case .integer(let number)? = try readConnection.cachedStatementValue("SELECT Z_ENT FROM \(table.name) WHERE Z_PK = ?", .integer(primaryKey)) else { return nil }
+        guard case .integer(let number)? = try connection.cachedStatementValue("SELECT Z_ENT FROM \(table.name) WHERE Z_PK = ?", .integer(primaryKey)) else { return nil }
         return schema.entity(number: Int(number))
     }
 
-    func snapshot(for objectID: NSManagedObjectID) throws -> ObjectSnapshot? {
+    func snapshot(for objectID: NSManagedObjectID, requestContext: StoreRequestContext) throws -> ObjectSnapshot? {
         guard let primaryKey = objectID.primaryKey else { return nil }
         let table = schema.table(for: objectID.entity)
-        let statement = try readConnection.cachedStatement("SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK = ?")
+        let statement = try readConnection(for: requestContext).cachedStatement("SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK = ?")
         defer { statement.reset() }
         try statement.bind(primaryKey, at: 1)
         guard try statement.step(), let (rowID, snapshot) = try decodeRow(statement, table: table) else { return nil }
@@ -118,7 +119,7 @@ extension SQLiteStore {
         return snapshot
     }
 
-    func relatedObjectIDs(of objectID: NSManagedObjectID, through relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
+    func relatedObjectIDs(of objectID: NSManagedObjectID, through relationship: NSRelationshipDescription, requestContext: StoreRequestContext) throws -> [NSManagedObjectID] {
         guard let primaryKey = objectID.primaryKey, let destination = relationship.destinationEntity else { return [] }
         let mapping = schema.mapping(for: objectID.entity)
         guard case .toMany(let slot, _)? = objectID.entity.layout.slots[relationship.name] else { return [] }
@@ -136,7 +137,7 @@ extension SQLiteStore {
         case .notStored:
             return []
         }
-        let statement = try readConnection.cachedStatement(sql)
+        let statement = try readConnection(for: requestContext).cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(primaryKey, at: 1)
         var result: [NSManagedObjectID] = []

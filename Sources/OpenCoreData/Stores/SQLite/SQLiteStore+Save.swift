@@ -1,7 +1,7 @@
 extension SQLiteStore {
     /// Writes a save in one `BEGIN IMMEDIATE` transaction: version checks (optimistic locking), deletions,
     /// rows, to-many memberships (order keys, join tables) and metadata — all of it or, on any error, none.
-    func save(_ changes: StoreSaveChanges) throws -> StoreSaveResult {
+    func save(_ changes: StoreSaveChanges, requestContext: StoreRequestContext) throws -> StoreSaveResult {
         guard !isReadOnly, !connection.isReadOnly else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The persistent store at \(path) is read-only", userInfo: [NSAffectedStoresErrorKey: [self]])
         }
@@ -36,7 +36,7 @@ extension SQLiteStore {
                     wroteMetadata = true
                     try rewriteMetadataRow(metadata)
                 }
-                try recordHistory(for: changes)   // persistent history, in the same transaction (History/)
+                try recordHistory(for: changes, requestContext: requestContext)   // persistent history, in the same transaction (History/)
                 testHookInsideWriteTransaction?()
             }
         } catch {
@@ -48,7 +48,7 @@ extension SQLiteStore {
             }
             throw error
         }
-        didCommitWrite(bySave: true)   // remote-change notification, query generation of the saving context (History/)
+        didCommitWrite()   // remote-change notification (History/)
         for file in work.obsoleteFiles { try? FileManager.default.removeItem(at: file) }
         for (tableName, entityNumber, primaryKey) in derivedValueChanges.take() {
             guard let entity = schema.entity(number: entityNumber), schema.table(for: entity).name == tableName else { continue }
@@ -79,7 +79,7 @@ extension SQLiteStore {
     /// Computes the derived attributes the triggers do not maintain, for the saved objects; returns those changed.
     private func computeDerivedAttributes(_ objectIDs: [NSManagedObjectID]) throws -> Set<NSManagedObjectID> {
         var changed = Set<NSManagedObjectID>()
-        let views = RowViews(store: self)
+        let views = RowViews(store: self, requestContext: .unattributed)
         // The derived attributes of the last object's entity (a save's objects come grouped by entity).
         var entity: NSEntityDescription?
         var derived: [(Int, NSDerivedAttributeDescription)] = []
@@ -137,7 +137,7 @@ extension SQLiteStore {
         case .null? where expected == 0:
             return nil
         default:
-            return .init(objectID: objectID, expectedVersion: expected, persisted: try snapshot(for: objectID))
+            return .init(objectID: objectID, expectedVersion: expected, persisted: try snapshot(for: objectID, requestContext: .unattributed))
         }
     }
 
