@@ -73,29 +73,13 @@ extension NSPersistentStoreCoordinator {
     @discardableResult
     public func setURL(_ url: URL, for store: NSPersistentStore) -> Bool {
         withLock {
-            guard persistentStores.contains(where: { $0 === store }), url.isFileURL || !(store is SQLiteStore || store is NSAtomicStore) else { return false }
+            guard persistentStores.contains(where: { $0 === store }) else { return false }
             if persistentStores.contains(where: { $0 !== store && $0.url?.standardizedFileURL == url.standardizedFileURL }) { return false }
-            switch store {
-            case is InMemoryStore:
-                return false
-            case let sqlite as SQLiteStore:
-                guard FileManager.default.fileExists(atPath: url.path) else { return false }
-                let previous = sqlite.url
-                sqlite.willRemove(from: self)
-                sqlite.url = url
-                do {
-                    try sqlite.load(model: managedObjectModel)
-                } catch {
-                    sqlite.url = previous
-                    _ = try? sqlite.load(model: managedObjectModel)
-                    return false
-                }
-                rowCache.removeAll()
-                return true
-            default:
-                store.url = url
+            guard let relocatable = store as? RelocatableStore else {
+                store.url = url   // a custom store takes the new location as it is
                 return true
             }
+            return relocatable.relocate(to: url, coordinator: self)
         }
     }
 

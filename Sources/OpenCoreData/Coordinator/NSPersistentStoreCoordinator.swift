@@ -83,7 +83,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                                   options: [AnyHashable: Any]?) throws -> NSPersistentStore {
         let url = storeURL ?? URL(fileURLWithPath: "/dev/null")
         return try withLock {
-            if let storeURL, storeType != NSInMemoryStoreType, storeURL.path != SQLiteStore.inMemoryPath,
+            if let storeURL, storeType != NSInMemoryStoreType, storeURL.path != BuiltInStores.inMemoryPath,
                 let existing = stores.first(where: { $0.url?.standardizedFileURL == storeURL.standardizedFileURL })
             {
                 // Apple reports 134081 with the underlying exception "Can't add the same store twice".
@@ -294,11 +294,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     // MARK: Store registry
 
-    private static let registry = Locked<[String: NSPersistentStore.Type]>([
-        NSInMemoryStoreType: InMemoryStore.self,
-        NSSQLiteStoreType: SQLiteStore.self,
-        NSBinaryStoreType: BinaryStore.self,
-    ])
+    private static let registry = Locked<[String: NSPersistentStore.Type]>(BuiltInStores.classes)
 
     /// Registers a store class under a type string, so `addPersistentStore(ofType:…)` can create it.
     /// Passing `nil` unregisters the type.

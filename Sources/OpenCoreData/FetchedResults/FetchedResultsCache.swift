@@ -73,7 +73,7 @@ enum FetchedResultsCache {
 
     /// Whether caches for this coordinator stay in memory: one of its stores is an in-memory store.
     static func isMemoryOnly(_ coordinator: NSPersistentStoreCoordinator) -> Bool {
-        coordinator.persistentStores.contains { $0 is InMemoryStore }
+        coordinator.persistentStores.contains { $0 is MemoryResidentStore }
     }
 
     /// What identifies the current contents of the coordinator's stores: for a store in a file, the modification date
@@ -82,20 +82,8 @@ enum FetchedResultsCache {
     static func storeToken(for coordinator: NSPersistentStoreCoordinator) -> String? {
         var parts: [String] = []
         for store in coordinator.persistentStores.sorted(by: { ($0.identifier ?? "") < ($1.identifier ?? "") }) {
-            if let memory = store as? InMemoryStore {
-                let fingerprint = coordinator.withLock { () -> String in
-                    var sum: UInt64 = 0, mix: UInt64 = 0
-                    for row in memory.rows.values {
-                        var hasher = Hasher()
-                        hasher.combine(row.objectID)
-                        hasher.combine(row.snapshot.version)
-                        for slot in row.toMany.keys.sorted() { hasher.combine(slot); hasher.combine(row.toMany[slot]) }
-                        let value = UInt64(bitPattern: Int64(hasher.finalize()))
-                        sum &+= value
-                        mix ^= value &* 0x9E37_79B9_7F4A_7C15
-                    }
-                    return "\(memory.rows.count)-\(sum)-\(mix)"
-                }
+            if let memory = store as? MemoryResidentStore {
+                let fingerprint = coordinator.withLock { memory.contentFingerprint() }
                 parts.append("\(store.identifier ?? ""):\(fingerprint)")
             } else if let url = store.url, url.isFileURL {
                 var part = store.identifier ?? ""

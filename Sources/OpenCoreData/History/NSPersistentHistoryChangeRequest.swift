@@ -207,10 +207,10 @@ extension NSPersistentHistoryChangeRequest {
     }
 
     /// The SQLite stores (of `affectedStores`, or all) that have persistent history; throws when there is none.
-    private func historyStores(_ coordinator: NSPersistentStoreCoordinator) throws -> [SQLiteStore] {
+    private func historyStores(_ coordinator: NSPersistentStoreCoordinator) throws -> [HistoryKeepingStore] {
         let candidates = affectedStores ?? coordinator.persistentStores
-        let stores = candidates.compactMap { $0 as? SQLiteStore }.filter { store in
-            coordinator.withLock { store.history?.hasTables == true }
+        let stores = candidates.compactMap { $0 as? HistoryKeepingStore }.filter { store in
+            coordinator.withLock { store.keepsHistory }
         }
         if stores.isEmpty {
             throw CoreDataError.make(

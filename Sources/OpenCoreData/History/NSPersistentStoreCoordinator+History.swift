@@ -12,7 +12,7 @@ extension NSPersistentStoreCoordinator {
         let candidates = stores?.compactMap { $0 as? NSPersistentStore } ?? persistentStores
         return withLock {
             var numbers: [String: Int64] = [:]
-            for case let store as SQLiteStore in candidates where store.persistentStoreCoordinator === self {
+            for case let store as HistoryKeepingStore in candidates where store.persistentStoreCoordinator === self {
                 guard let identifier = store.identifier, let number = try? store.currentHistoryTransactionNumber() else { continue }
                 numbers[identifier] = number
             }
@@ -22,6 +22,6 @@ extension NSPersistentStoreCoordinator {
 
     /// Whether one of the coordinator's stores keeps persistent history (its token is then worth reading).
     var anyStoreKeepsHistory: Bool {
-        persistentStores.contains { ($0 as? SQLiteStore)?.history?.hasTables == true }
+        persistentStores.contains { ($0 as? HistoryKeepingStore)?.keepsHistory == true }
     }
 }

@@ -85,7 +85,7 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     }
 
     /// The URL path that makes an SQLite store an in-memory database (Apple's idiom for tests).
-    static let inMemoryPath = "/dev/null"
+    static var inMemoryPath: String { BuiltInStores.inMemoryPath }
 
     func load(model: NSManagedObjectModel) throws {
         self.model = model

@@ -1,15 +1,7 @@
-/// Where a history request starts (fetches: strictly after it) or ends (deletes: strictly before it).
-enum HistoryAnchor {
-    /// All of the history.
-    case all
-    /// Transactions committed after (fetch) or before (delete) a date.
-    case date(Date)
-    /// Transactions after (fetch) or before (delete) a token's transaction in each store; nil: all of the history.
-    case token(NSPersistentHistoryToken?)
-}
-
 /// Reading and deleting persistent history.
-extension SQLiteStore {
+extension SQLiteStore: HistoryKeepingStore {
+    var keepsHistory: Bool { history?.hasTables == true }
+
     /// The number of the last transaction written to the store (0 when there is none yet); nil when the store has no
     /// history.
     func currentHistoryTransactionNumber() throws -> Int64? {
