@@ -93,16 +93,10 @@ extension FetchPlan {
         }
         for (key, group) in byStore {
             guard key != nil, let store = coordinator.store(for: group[0].objectID) else { continue }
-            let rowCache = context.readRowCache(coordinator)
-            // Rows a store does not record itself are recorded before the lock is released (see `lockedFetch`).
             // A store removed meanwhile (another thread) has no members to prefetch.
-            guard var members = try coordinator.withLock(readingIfAttached: store, {
-                let members = try store.prefetchMembers(of: group.map(\.objectID), through: relationship, reusableRows: rowCache, requestContext: context.storeReadContext)
-                if !store.recordsFetchedRows {
-                    rowCache.store(members.lazy.joined().compactMap { member in member.snapshot.map { (member.objectID, $0) } })
-                }
-                return members
-            }) else { continue }
+            guard var members = try coordinator.prefetchMembers(of: group.map(\.objectID), in: store, through: relationship,
+                                                                for: context.storeReadContext, recordingIn: context.readRowCache(coordinator))
+            else { continue }
             let count = members.reduce(0) { $0 + $1.count }
             if collect { reached.reserveCapacity(reached.count + count) }
             for (position, source) in group.enumerated() {
@@ -135,13 +129,7 @@ extension FetchPlan {
     /// Reads rows into the row cache with one call per store.
     private func loadRows(_ objectIDs: [NSManagedObjectID]) throws {
         guard !objectIDs.isEmpty else { return }
-        let byStore = Dictionary(grouping: objectIDs) { coordinator.store(for: $0).map(ObjectIdentifier.init) }
-        for (key, ids) in byStore {
-            guard key != nil, let store = coordinator.store(for: ids[0]) else { continue }
-            let rowCache = context.readRowCache(coordinator)
-            // Recorded before the lock is released (see `lockedFetch`).
-            try coordinator.withLock(readingIfAttached: store) { rowCache.store(try store.snapshots(for: ids, requestContext: context.storeReadContext).lazy.map { ($0.key, $0.value) }) }
-        }
+        try coordinator.readSnapshots(of: objectIDs, for: context.storeReadContext, recordingIn: context.readRowCache(coordinator))
     }
 
     /// Realizes a fault whose row is cached (or in a pending batch); a fault whose row is gone stays a fault.

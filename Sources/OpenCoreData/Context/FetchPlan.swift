@@ -126,42 +126,9 @@ struct FetchPlan {
         return rows ?? FetchedRows(objectIDs: [], snapshots: nil)
     }
 
-    /// Runs a store fetch under the coordinator's lock — or, when another thread holds the lock (a save writing, a
-    /// fetch reading) and the store has pooled readers (`NSPersistentStoreConnectionPoolMaxSizeKey`), without it, on a
-    /// reader of its own. Contexts pinned to a query generation read their generation's connection, under the lock.
+    /// Runs a store fetch through the coordinator, for this plan's context.
     private func fetch(_ request: StoreFetchRequest, from store: FetchingStore) throws -> StoreFetchResult {
-        if context._queryGeneration == nil, let concurrent = store as? ConcurrentFetchingStore, concurrent.readsWithoutCoordinatorLock {
-            if coordinator.lockObject.try() {
-                defer { coordinator.lockObject.unlock() }
-                return try lockedFetch(request, from: store)
-            }
-            let lock = coordinator.lockObject
-            let pooled = try concurrent.fetchWithoutCoordinatorLock(request, rowCache: coordinator.rowCache) { body in
-                guard lock.try() else { return false }
-                defer { lock.unlock() }
-                body()
-                return true
-            }
-            if let pooled { return pooled }
-        }
-        return try lockedFetch(request, from: store)
-    }
-
-    /// Runs a store fetch under the coordinator's lock. The rows it read are in the row cache when the lock is
-    /// released: a store that does not record them itself (the in-memory store) has them recorded here, before a
-    /// save that deletes or changes them can run (recorded after, a deleted row came back into the cache).
-    private func lockedFetch(_ request: StoreFetchRequest, from store: FetchingStore) throws -> StoreFetchResult {
-        try coordinator.withLock {
-            // A store another thread removed since the plan chose it (its connection closed) has nothing to fetch.
-            guard store.persistentStoreCoordinator === coordinator else {
-                return StoreFetchResult(objectIDs: [], count: 0)
-            }
-            let result = try store.fetch(request, requestContext: context.storeReadContext)
-            if !store.recordsFetchedRows, let snapshots = result.snapshots, let rowCache = request.reusableRows {
-                rowCache.store(zip(result.objectIDs, snapshots))
-            }
-            return result
-        }
+        try coordinator.fetch(request, from: store, for: context.storeReadContext)
     }
 
     /// The stores that hold the entity (of the request's `affectedStores`, when it names some).

@@ -49,12 +49,7 @@ extension NSManagedObjectContext {
             return rowCache.snapshot(for: objectID, maximumAge: _stalenessInterval) == nil
         }
         batch.ids = []
-        let byStore = Dictionary(grouping: pending) { coordinator.store(for: $0).map(ObjectIdentifier.init) }
-        for (key, ids) in byStore {
-            guard key != nil, let store = coordinator.store(for: ids[0]) else { continue }
-            // Recorded before the lock is released: a save after it may delete or change the rows.
-            try coordinator.withLock(readingIfAttached: store) { rowCache.store(try store.snapshots(for: ids, requestContext: storeReadContext).lazy.map { ($0.key, $0.value) }) }
-        }
+        try coordinator.readSnapshots(of: pending, for: storeReadContext, recordingIn: rowCache)
         // The whole batch is realized, as Apple's batched arrays realize a batch at a time.
         for objectID in pending {
             guard let object = registry[objectID], object._isFault, let snapshot = rowCache.snapshot(for: objectID) else { continue }
@@ -71,9 +66,8 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else { return nil }
         let rowCache = readRowCache(coordinator)   // a pinned query generation's own cache
         if let cached = rowCache.snapshot(for: objectID, maximumAge: _stalenessInterval) { return cached }
-        guard let store = coordinator.store(for: objectID) else { return nil }
         // A store removed meanwhile (another thread) no longer has the row.
-        return try coordinator.withLock(readingIfAttached: store) { try store.snapshot(for: objectID, requestContext: storeReadContext).map(rowCache.recorded(for: objectID)) } ?? nil
+        return try coordinator.readSnapshot(of: objectID, for: storeReadContext, recordingIn: rowCache)
     }
 
     /// The row cache's snapshot of an object, if any.
@@ -142,9 +136,9 @@ extension NSManagedObjectContext {
                 preconditionFailure("CoreData could not fulfill the '\(relationship.name)' relationship fault of \(object.objectID) from the parent context: \(error.localizedDescription)")
             }
         }
-        guard let coordinator = persistentStoreCoordinator, let store = coordinator.store(for: object.objectID) else { return [] }
+        guard let coordinator = persistentStoreCoordinator else { return [] }
         do {
-            return try coordinator.withLock(readingIfAttached: store) { try store.relatedObjectIDs(of: object.objectID, through: relationship, requestContext: storeReadContext) } ?? []
+            return try coordinator.readRelatedObjectIDs(of: object.objectID, through: relationship, for: storeReadContext)
         } catch {
             preconditionFailure("CoreData could not fulfill the '\(relationship.name)' relationship fault of \(object.objectID): \(error.localizedDescription)")
         }

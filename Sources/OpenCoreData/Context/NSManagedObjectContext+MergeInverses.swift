@@ -123,10 +123,9 @@ extension NSManagedObjectContext {
 
     /// An object's row read from its store (a child context: from its parent), put in the row cache.
     func storeSnapshot(for objectID: NSManagedObjectID) throws -> ObjectSnapshot? {
-        guard _parent == nil, let coordinator = persistentStoreCoordinator, let store = coordinator.store(for: objectID) else {
+        guard _parent == nil, let coordinator = persistentStoreCoordinator, coordinator.store(for: objectID) != nil else {
             return try snapshot(for: objectID)
         }
-        let rowCache = readRowCache(coordinator)
-        return try coordinator.withLock(readingIfAttached: store) { try store.snapshot(for: objectID, requestContext: storeReadContext).map(rowCache.recorded(for: objectID)) } ?? nil
+        return try coordinator.readSnapshot(of: objectID, for: storeReadContext, recordingIn: readRowCache(coordinator))
     }
 }

@@ -164,7 +164,7 @@ extension NSManagedObjectContext {
                     let order = coordinator.persistentStores.map(ObjectIdentifier.init)
                     let entries = changesByStore.sorted { (order.firstIndex(of: $0.key) ?? .max) < (order.firstIndex(of: $1.key) ?? .max) }
                     for (key, entry) in entries where !entry.changes.isEmpty && !committedStores.contains(key) {
-                        let result = try entry.store.save(entry.changes, requestContext: storeWriteContext)
+                        let result = try coordinator.save(entry.changes, to: entry.store, for: storeWriteContext)
                         changedByStores.formUnion(result.objectsChangedByStore)
                         committedStores.insert(key)
                         for (oldID, newID) in result.movedObjectIDs {
@@ -288,7 +288,7 @@ extension NSManagedObjectContext {
             guard let store = destinations.store(for: group[0]) else {
                 throw CoreDataError.make(NSPersistentStoreOperationError, "No persistent store holds the entity \(entity.name ?? "?")")
             }
-            let ids = try coordinator.withLock { try store.newObjectIDs(for: group) }
+            let ids = try coordinator.newObjectIDs(for: group, in: store)
             guard ids.count == group.count else {
                 throw CoreDataError.make(NSPersistentStoreOperationError, "The store \(store.type) returned \(ids.count) permanent IDs for \(group.count) objects")
             }

@@ -41,7 +41,7 @@ enum BatchRequestExecution {
             throw CoreDataError.make(NSPersistentStoreOperationError, "\(name): no persistent store holds entity '\(entity.name ?? "?")'")
         }
         let outcome = try coordinator.withLock {
-            let outcome = try store.executeBatchInsert(StoreBatchInsert(entity: entity, rows: rows, conflictResolution: conflictResolution(context.mergePolicy)), requestContext: context.storeWriteContext)
+            let outcome = try coordinator.executeBatchInsert(StoreBatchInsert(entity: entity, rows: rows, conflictResolution: conflictResolution(context.mergePolicy)), on: store, for: context.storeWriteContext)
             coordinator.rowCache.remove(outcome.objectIDs)
             coordinator.rowCache.remove(outcome.changedObjectIDs)
             return outcome
@@ -190,7 +190,7 @@ enum BatchRequestExecution {
             // fault or refresh may serve them until the object's staleness interval says otherwise, or until the
             // request's IDs are merged (`mergeChanges(fromRemoteContextSave:into:)`). Fetches see the new rows,
             // whose Z_OPT moved on.
-            let outcome = try coordinator.withLock { try store.executeBatchUpdate(storeRequest, requestContext: context.storeWriteContext) }
+            let outcome = try coordinator.executeBatchUpdate(storeRequest, on: store, for: context.storeWriteContext)
             updated += outcome.objectIDs
             count += outcome.affectedCount
         }
@@ -296,7 +296,7 @@ enum BatchRequestExecution {
 
     private static func runDelete(_ request: StoreBatchDelete, on store: BatchExecutingStore, coordinator: NSPersistentStoreCoordinator, context: NSManagedObjectContext) throws -> StoreBatchOutcome {
         try coordinator.withLock {
-            let outcome = try store.executeBatchDelete(request, requestContext: context.storeWriteContext)
+            let outcome = try coordinator.executeBatchDelete(request, on: store, for: context.storeWriteContext)
             forgetChangedRows(outcome, in: coordinator)
             return outcome
         }
