@@ -4,6 +4,7 @@
 #   scripts/layering.sh            prints which folder uses which (a folder uses another when one of its files names,
 #                                  outside comments, a type declared at the top level of a file of the other), the
 #                                  number of folder-to-folder dependencies, and those that run upward in LAYERS
+#   scripts/layering.sh --why A B  lists the files of folder A and the type names of folder B they use
 #   scripts/layering.sh --check    also fails (exit 1) if a file outside Stores/ names a concrete store class, or a
 #                                  file of the internal store contract or of a store implementing it (SQLite,
 #                                  in-memory, binary) names NSManagedObjectContext (Apple's public custom-store
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/.."
 root=Sources/OpenCoreData
 
 # The layers, lowest first: a folder may use the folders before it.
-LAYERS="Support Predicate Foundation Model ModelFile Stores/Contract Object Stores/XML Stores/InMemory Stores/SQLite Stores/Binary Stores/Atomic Stores/Incremental Stores Coordinator History Context Fetch FetchedResults Migration Container"
+LAYERS="Support Predicate Foundation Model ModelFile Stores Stores/Contract Stores/XML Stores/InMemory Stores/SQLite Stores/Atomic Stores/Binary Stores/Incremental Stores/BuiltIn Object Coordinator History Context Fetch FetchedResults Migration Container"
 
 folder_of() {   # path → folder
     local rel=${1#"$root"/}
@@ -35,6 +36,15 @@ for file in $files; do
     sed -nE 's/^(@[A-Za-z]+(\([^)]*\))? +)*((public|open|internal|package|fileprivate|private|final|indirect) +)*(class|struct|enum|protocol|actor|typealias) +([A-Za-z_][A-Za-z0-9_]*).*/\6/p' "$file" \
         | while read -r type; do echo "$type $folder"; done
 done | sort -u > "$map"
+
+if [ "${1:-}" = "--why" ]; then
+    for file in $files; do
+        [ "$(folder_of "$file")" = "$2" ] || continue
+        sed -E 's://.*$::; s/"([^"\\]|\\.)*"/""/g' "$file" | grep -oE '[A-Za-z_][A-Za-z0-9_]*' | sort -u \
+            | awk -v to="$3" -v file="$file" 'NR == FNR { if ($2 == to) owned[$1] = 1; next } ($1 in owned) { print file ": " $1 }' "$map" -
+    done
+    exit 0
+fi
 
 edges=$(for file in $files; do
     folder=$(folder_of "$file")

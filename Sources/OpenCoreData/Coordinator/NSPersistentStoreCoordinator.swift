@@ -83,7 +83,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                                   options: [AnyHashable: Any]?) throws -> NSPersistentStore {
         let url = storeURL ?? URL(fileURLWithPath: "/dev/null")
         return try withLock {
-            if let storeURL, storeType != NSInMemoryStoreType, storeURL.path != BuiltInStores.inMemoryPath,
+            if let storeURL, storeType != NSInMemoryStoreType, storeURL.path != StoreLocations.inMemoryPath,
                 let existing = stores.first(where: { $0.url?.standardizedFileURL == storeURL.standardizedFileURL })
             {
                 // Apple reports 134081 with the underlying exception "Can't add the same store twice".
@@ -368,12 +368,4 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         // here: another store's key with the same number is another object.
         return objectID.storeIdentifier.isEmpty ? store(for: objectID.entity) : nil
     }
-}
-
-/// Carries a non-Sendable value across a concurrency boundary whose safety the caller guarantees (a
-/// context's queue, a coordinator's lock).
-struct UncheckedSendableBox<Value>: @unchecked Sendable {
-    // @unchecked Sendable: used only to hand a closure or object to the queue that owns it.
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

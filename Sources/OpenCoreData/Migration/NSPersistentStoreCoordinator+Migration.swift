@@ -75,7 +75,7 @@ extension NSPersistentStoreCoordinator {
     /// in-memory stores live, only those of `storeType`.
     private func removeStores(at url: URL, ofType storeType: String) throws {
         for store in persistentStores where store.url?.standardizedFileURL == url.standardizedFileURL {
-            if url.path == BuiltInStores.inMemoryPath && store.type != storeType { continue }
+            if url.path == StoreLocations.inMemoryPath && store.type != storeType { continue }
             try remove(store)
         }
     }

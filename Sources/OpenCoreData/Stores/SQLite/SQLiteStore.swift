@@ -85,7 +85,7 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     }
 
     /// The URL path that makes an SQLite store an in-memory database (Apple's idiom for tests).
-    static var inMemoryPath: String { BuiltInStores.inMemoryPath }
+    static var inMemoryPath: String { StoreLocations.inMemoryPath }
 
     func load(model: NSManagedObjectModel) throws {
         self.model = model

@@ -37,16 +37,6 @@ enum TransformableValues {
     }
 }
 
-extension NSManagedObject {
-    /// The object of a transformable attribute, transforming the stored data on first access.
-    func transformedValue(at index: Int, attribute: NSAttributeDescription) -> Any? {
-        if let cached = transformedValues[index] { return cached }
-        let object = TransformableValues.object(from: attributeValues[index], attribute: attribute)
-        if let object { transformedValues[index] = object }
-        return object
-    }
-}
-
 /// The data a transformable attribute's object is kept as, and back, through the attribute's transformer, for
 /// OpenSwiftData's snapshots (which carry values as `Codable` data).
 ///
