@@ -8,7 +8,8 @@
 #   scripts/layering.sh --check    also fails (exit 1) if a file outside Stores/ names a concrete store class, or a
 #                                  file of the internal store contract or of a store implementing it (SQLite,
 #                                  in-memory, binary) names NSManagedObjectContext (Apple's public custom-store
-#                                  API, Atomic/ and Incremental/, passes contexts, as Apple's does)
+#                                  API, Atomic/ and Incremental/, passes contexts, as Apple's does), or if README.md
+#                                  does not state the figures measured here
 #
 # Folders are the first path component under Sources/OpenCoreData, except Stores/, whose subfolders count on their
 # own (Stores/Contract, Stores/SQLite, …). Only type names are matched: a free function or an extension method of a
@@ -74,6 +75,10 @@ if [ "${1:-}" = "--check" ]; then
     if [ -n "$contexts" ]; then
         echo; echo "The internal store contract or a store implementing it names NSManagedObjectContext:"; echo "$contexts"; status=1
     fi
-    [ $status -eq 0 ] && echo && echo "Store boundary: no concrete store named above Stores/, no context in the internal contract or its stores."
+    summary="$folders folders, $((folders * (folders - 1))) possible folder-to-folder dependencies, $used used, $(echo "$upward" | grep -c . || true) upward."
+    if ! grep -qF "$summary" README.md; then
+        echo; echo "README.md (Layout) does not state the measured layering: \"$summary\""; status=1
+    fi
+    [ $status -eq 0 ] && echo && echo "Store boundary: no concrete store named above Stores/, no context in the internal contract or its stores; README's layering figures are current."
     exit $status
 fi
