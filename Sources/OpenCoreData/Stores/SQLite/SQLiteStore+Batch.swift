@@ -203,9 +203,9 @@ extension SQLiteStore: BatchExecutingStore {
         let result: T
         do {
             result = try connection.inTransaction(.immediate) {
-                beginHistoryRecording()
+                transactionDidBegin()
                 let result = try body(&createdFiles, &obsoleteFiles)
-                try recordHistory(for: nil, requestContext: requestContext)   // persistent history, in the same transaction (History/)
+                try transactionWillCommit(nil, requestContext: requestContext)   // persistent history writes its rows
                 return result
             }
         } catch {
@@ -214,7 +214,7 @@ extension SQLiteStore: BatchExecutingStore {
             throw error
         }
         for file in obsoleteFiles { try? FileManager.default.removeItem(at: file) }
-        didCommitWrite()   // remote-change notification (History/)
+        transactionDidCommit()   // the remote-change notification
         return result
     }
 }

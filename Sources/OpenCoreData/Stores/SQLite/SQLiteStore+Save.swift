@@ -13,7 +13,7 @@ extension SQLiteStore {
         var wroteMetadata = false
         do {
             try connection.inTransaction(.immediate) {
-                beginHistoryRecording()
+                transactionDidBegin()
                 // Optimistic locking is part of each UPDATE and DELETE (`… AND IFNULL(Z_OPT, 0) = ?`); rows it did
                 // not match are examined afterwards, and every conflict is reported before anything commits.
                 for delete in changes.deletes { try deleteRow(delete.objectID, expectedVersion: delete.expectedVersion, work: &work) }
@@ -36,7 +36,7 @@ extension SQLiteStore {
                     wroteMetadata = true
                     try rewriteMetadataRow(metadata)
                 }
-                try recordHistory(for: changes, requestContext: requestContext)   // persistent history, in the same transaction (History/)
+                try transactionWillCommit(changes, requestContext: requestContext)   // persistent history writes its rows
                 testHookInsideWriteTransaction?()
             }
         } catch {
@@ -48,7 +48,7 @@ extension SQLiteStore {
             }
             throw error
         }
-        didCommitWrite()   // remote-change notification (History/)
+        transactionDidCommit()   // the remote-change notification
         for file in work.obsoleteFiles { try? FileManager.default.removeItem(at: file) }
         for (tableName, entityNumber, primaryKey) in derivedValueChanges.take() {
             guard let entity = schema.entity(number: entityNumber), schema.table(for: entity).name == tableName else { continue }

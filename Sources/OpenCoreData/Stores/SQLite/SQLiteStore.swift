@@ -30,6 +30,8 @@ final class SQLiteStore: NSPersistentStore, SnapshotStore, @unchecked Sendable {
     let derivedValueChanges = DerivedValueChanges()
     /// Persistent history and remote-change notifications (History/); nil when the store uses neither.
     var history: SQLiteStoreHistory?
+    /// Told about each write transaction, in order (persistent history: ``SQLiteTransactionObserver``).
+    var transactionObservers: [any SQLiteTransactionObserver] = []
     /// The read-only connections fetches use without the coordinator's lock (`NSPersistentStoreConnectionPoolMaxSizeKey`,
     /// SQLiteStore+ConnectionPool.swift); nil with one connection. Set once, when the store is loaded.
     var readerPool: SQLiteReaderPool?

@@ -150,6 +150,8 @@ extension SQLiteStore {
         }
         let state = SQLiteStoreHistory(isTracking: isTracking, hasTables: hasTables, tombstoneColumnCount: hasTables ? try tombstoneColumnCount() : 0)
         history = state
+        transactionObservers.removeAll { $0 is PersistentHistoryWriter }
+        transactionObservers.append(PersistentHistoryWriter(state: state))
         if isTracking && !isReadOnly && !connection.isReadOnly { try installHistoryTriggers(state) }
         if postsRemoteChanges {
             state.watcher = RemoteChangeWatcher(store: self, pollsOtherWriters: path != Self.inMemoryPath)
@@ -267,11 +269,11 @@ extension SQLiteStore {
 final class HistoryRecorder: @unchecked Sendable {
     // @unchecked Sendable: filled by the store's connection and drained by the store, under the coordinator's lock.
 
-    /// One trigger call: an insert (0), update (1) or delete (2) of the row `primaryKey` of entity `entity`;
-    /// `changedColumns` (updates) is Z_OPT's flag then the table's columns' flags; `oldValues` (deletes) are the
-    /// table's tombstone candidate columns' old values.
+    /// One trigger call: an insert, update or delete of the row `primaryKey` of entity `entity` (the triggers pass
+    /// the change type's raw value, Apple's `ZCHANGETYPE` numbers); `changedColumns` (updates) is Z_OPT's flag then
+    /// the table's columns' flags; `oldValues` (deletes) are the table's tombstone candidate columns' old values.
     struct Entry {
-        var type: Int
+        var type: NSPersistentHistoryChangeType
         var entity: Int
         var primaryKey: Int64
         var changedColumns: [Bool] = []
@@ -281,12 +283,12 @@ final class HistoryRecorder: @unchecked Sendable {
     private var entries: [Entry] = []
 
     func record(_ arguments: [SQLiteValue]) {
-        guard arguments.count >= 3, case .integer(let type) = arguments[0], case .integer(let entity) = arguments[1],
-            case .integer(let primaryKey) = arguments[2]
+        guard arguments.count >= 3, case .integer(let code) = arguments[0], let type = NSPersistentHistoryChangeType(rawValue: Int(code)),
+            case .integer(let entity) = arguments[1], case .integer(let primaryKey) = arguments[2]
         else { return }
-        var entry = Entry(type: Int(type), entity: Int(entity), primaryKey: primaryKey)
+        var entry = Entry(type: type, entity: Int(entity), primaryKey: primaryKey)
         let rest = arguments.dropFirst(3)
-        if type == 1 {
+        if type == .update {
             for chunk in rest {
                 switch chunk {
                 case .integer(let flag): entry.changedColumns.append(flag != 0)
@@ -294,7 +296,7 @@ final class HistoryRecorder: @unchecked Sendable {
                 default: continue
                 }
             }
-        } else if type == 2 {
+        } else if type == .delete {
             entry.oldValues = Array(rest)
         }
         entries.append(entry)
