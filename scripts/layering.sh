@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 root=Sources/OpenCoreData
 
 # The layers, lowest first: a folder may use the folders before it.
-LAYERS="Support Predicate Foundation Model ModelFile Stores Stores/Contract Stores/XML Stores/InMemory Stores/SQLite Stores/Atomic Stores/Binary Stores/Incremental Stores/BuiltIn Object Coordinator History Context Fetch FetchedResults Migration Container"
+LAYERS="Support Predicate Foundation Model ModelFile Stores Stores/Contract Stores/XML Stores/InMemory Stores/SQLite Stores/Atomic Stores/Binary Stores/Incremental Stores/BuiltIn Object Unsafe Coordinator History Context Fetch FetchedResults Migration Container"
 
 folder_of() {   # path → folder
     local rel=${1#"$root"/}

@@ -160,7 +160,8 @@ final class SlotTable: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; the slots' descriptions are Sendable and frozen.
     private let positionByName: [String: Int]
     private let names: [String]
-    private let nameBits: [(UInt64, UInt64)]
+    /// Each name's 16 bytes, for the unsafe look-up (empty when it is off: Unsafe/SlotTable+NameWords.swift).
+    let nameBits: [(UInt64, UInt64)]
     private let slotsInOrder: [EntityLayout.Slot]
     /// By position: the attribute index of a non-transformable attribute, -1 for other properties (what the typed
     /// getters read, without copying the slot and retaining its description).
@@ -170,9 +171,7 @@ final class SlotTable: @unchecked Sendable {
         // Fresh copies: a name of up to 15 UTF-8 bytes becomes an inline (small) string.
         names = slots.keys.map { String(decoding: Array($0.utf8), as: UTF8.self) }
         positionByName = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
-        // An unsafe fast path (equal words of two strings are equal strings): off when `UnsafeFastPaths.isEnabled` is
-        // false as the layout is made.
-        nameBits = MemoryLayout<String>.size == 16 && UnsafeFastPaths.isEnabled ? names.map { unsafeBitCast($0, to: (UInt64, UInt64).self) } : []
+        nameBits = Self.nameWords(of: names)
         slotsInOrder = names.map { slots[$0]! }
         plainAttributeIndexes = slotsInOrder.map { slot in
             guard case .attribute(let index, let attribute) = slot, attribute.attributeType != .transformableAttributeType else { return -1 }
@@ -200,10 +199,7 @@ final class SlotTable: @unchecked Sendable {
 
     /// The position of a property name, nil if the entity has no such property.
     func position(of key: String) -> Int? {
-        if !nameBits.isEmpty {
-            let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
-            for index in nameBits.indices where nameBits[index] == bits { return index }
-        }
+        if !nameBits.isEmpty, let position = positionComparingWords(of: key) { return position }
         return positionByName[key]
     }
 

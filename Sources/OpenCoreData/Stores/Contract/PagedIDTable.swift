@@ -1,5 +1,3 @@
-import CMemoryHints
-
 /// A table by object ID that keeps the values of one store's primary-key IDs in pages indexed by primary key and
 /// every other value by its ID: the row cache's rows of one inheritance hierarchy (``RowTable``) and a context's
 /// registered objects (``ObjectRegistry``).
@@ -28,9 +26,9 @@ import CMemoryHints
 /// per 32 primary keys up to the highest one held. Keys from 4,194,304 on are kept by ID (`pages` stays under 1 MB).
 struct PagedIDTable<Value: IdentifiedByObjectID> {
     /// The store whose primary-key values are paged: the first one a value was set for.
-    private var pagedStore: String?
+    var pagedStore: String?   // read by the unsafe prefetch (Unsafe/RowTable+Prefetch.swift)
     /// Values of `pagedStore`'s primary-key IDs, by primary key.
-    private var primaryKeyPages = Pages()
+    var primaryKeyPages = Pages()
     /// Values of temporary IDs, by their counter minus `temporaryBase`.
     private var temporaryPages = Pages()
     /// The first counter of `temporaryPages` (a page boundary), chosen again whenever they are empty.
@@ -192,7 +190,7 @@ struct PagedIDTable<Value: IdentifiedByObjectID> {
     }
 
     /// Values in pages of `pageSize` slots by a small non-negative integer; a page no value was set in is empty.
-    fileprivate struct Pages {
+    struct Pages {
         static var pageBits: Int { 5 }
         static var pageSize: Int { 1 << pageBits }
         /// Integers from this one on are not paged (so that huge keys do not grow `pages`).
@@ -282,39 +280,6 @@ protocol IdentifiedByObjectID {
 /// The row cache's rows of one inheritance hierarchy.
 typealias RowTable = PagedIDTable<RowCache.Entry>
 
-extension PagedIDTable where Value == RowCache.Entry {
-    /// Asks the processor for the ID and the attribute values of the row of `primaryKey`, if cached, ahead of its
-    /// look-up: a fetch that reads a table in key order hands out each cached row's ID and values, which were made
-    /// long before and have left the caches (each retain of one waited for memory). Reads the slot as raw memory, so
-    /// that nothing is retained (a retain would wait for the very miss this hides). An unsafe fast path: off (no
-    /// raw read, no hint) when ``UnsafeFastPaths/isEnabled`` is false. Returns whether it asked for the row.
-    @discardableResult
-    mutating func prefetch(store: String, primaryKey: Int64) -> Bool {
-        guard UnsafeFastPaths.isEnabled, let (objectID, values) = referencedAddresses(store: store, primaryKey: primaryKey) else { return false }
-        ocd_prefetch(objectID)
-        // The array's header and its first values (a value is 24 bytes: six fill the first three lines).
-        ocd_prefetch(values)
-        ocd_prefetch(values + 64)
-        ocd_prefetch(values + 128)
-        return true
-    }
-
-    /// The addresses of the ID and of the attribute values' array storage of the cached row of `primaryKey`, read
-    /// from its slot as raw memory; nil when the row is not cached. Mutating only so that it works on the table in
-    /// place (a copy of the table retains its pages).
-    mutating func referencedAddresses(store: String, primaryKey: Int64) -> (objectID: UnsafeRawPointer, values: UnsafeRawPointer)? {
-        guard store == pagedStore, let position = Pages.position(of: primaryKey) else { return nil }
-        var addresses: (UnsafeRawPointer, UnsafeRawPointer)?
-        primaryKeyPages.withSlotAddress(at: position) { slot in
-            // An empty slot (nil) has a null reference where an entry keeps its ID.
-            guard let objectID = UnsafeRawPointer(bitPattern: slot.load(fromByteOffset: RowCache.Entry.objectIDOffset, as: UInt.self)),
-                  let values = UnsafeRawPointer(bitPattern: slot.load(fromByteOffset: RowCache.Entry.attributesOffset, as: UInt.self))
-            else { return }
-            addresses = (objectID, values)
-        }
-        return addresses
-    }
-}
 
 extension RowCache.Entry: IdentifiedByObjectID {
     var tableObjectID: NSManagedObjectID { objectID }

@@ -2,14 +2,15 @@ import Synchronization
 
 /// The one off switch of the library's unsafe fast paths: code that reads raw memory or relies on a memory layout
 /// Swift does not promise, to save work on a hot path. Each has a safe path that gives the same results, taken when
-/// the switch is off (and when the assumption cannot be confirmed):
+/// the switch is off (and when the assumption cannot be confirmed). Each lives in this folder (`Unsafe/`), with the
+/// assumption it relies on at the top of its file:
 ///
 /// | fast path | where | the assumption it relies on | test that fails if it breaks |
 /// |---|---|---|---|
-/// | row-cache prefetch | `PagedIDTable.prefetch(store:primaryKey:)`, called by `RowCache.passingRows` in key-order scans | a `RowCache.Entry`'s object ID and attribute array are one reference each at `Entry.objectIDOffset`/`attributesOffset`, and an empty slot has a null word at the ID's offset | `PagedIDTableTests.theRawAddressesOfARowAreItsIDAndItsValues` |
-/// | shared typed set | `Set.init?(managedMembers:)` (a `@Managed` `Set<Mood>` property) | `Set<NSManagedObject>` and `Set<Mood>` have one layout, and members hash and compare through `NSObject`'s one conformance | `ToManyPropertyReadTests`, `UnsafeFastPathsTests.theSwitchTurnsEachFastPathOff` |
-/// | vtable probing | `OverriddenMethods` (used by `@Managed` setters and by save validation) | Swift class metadata holds a method's vtable entry at one word that an override changes | `OverriddenMethodsTests` |
-/// | property-name bits | `EntityLayout.Slots.position(of:)` | a `String` is two words, and equal words are equal strings | `UnsafeFastPathsTests` (every workload reads properties by name) |
+/// | row-cache prefetch | `PagedIDTable.prefetch(store:primaryKey:)` (`RowTable+Prefetch.swift`), called by `RowCache.passingRows` in key-order scans | a `RowCache.Entry`'s object ID and attribute array are one reference each at `Entry.objectIDOffset`/`attributesOffset`, and an empty slot has a null word at the ID's offset | `PagedIDTableTests.theRawAddressesOfARowAreItsIDAndItsValues` |
+/// | shared typed set | `Set.init?(managedMembers:)` (`Set+ManagedMembers.swift`; a `@Managed` `Set<Mood>` property) | `Set<NSManagedObject>` and `Set<Mood>` have one layout, and members hash and compare through `NSObject`'s one conformance | `ToManyPropertyReadTests`, `UnsafeFastPathsTests.theSwitchTurnsEachFastPathOff` |
+/// | vtable probing | `OverriddenMethods` (`OverriddenMethods.swift`; used by `@Managed` setters and by save validation) | Swift class metadata holds a method's vtable entry at one word that an override changes | `OverriddenMethodsTests` |
+/// | property-name bits | `SlotTable.position(of:)` (`SlotTable+NameWords.swift`) | a `String` is two words, and equal words are equal strings | `UnsafeFastPathsTests` (every workload reads properties by name) |
 ///
 /// `OPENCOREDATA_UNSAFE_FAST_PATHS=0` (read once, when the switch is first used) turns them all off, for example to
 /// rule them out when chasing a memory error, or to run under a sanitizer or a new Swift runtime before trusting them.

@@ -1,3 +1,7 @@
+/// Unsafe fast path "vtable probing" (see ``UnsafeFastPaths``). The layout assumption: Swift class metadata holds each
+/// overridable method's vtable entry at one word, which an override in a subclass changes. Checked by
+/// `OverriddenMethodsTests`.
+///
 /// Whether a managed object class overrides one of the `NSManagedObject` methods that the library's fast paths
 /// would otherwise call on every property: when it does not, the library does what the base implementation does
 /// without the dynamic call.
