@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The layering of Sources/OpenCoreData, measured from the code (README "Layout", DESIGN.md §3).
 #
-#   scripts/layering.sh            prints which folder uses which (a folder uses another when one of its files names,
+#   Scripts/layering.sh            prints which folder uses which (a folder uses another when one of its files names,
 #                                  outside comments, a type declared at the top level of a file of the other), the
 #                                  number of folder-to-folder dependencies, and those that run upward in LAYERS
-#   scripts/layering.sh --why A B  lists the files of folder A and the type names of folder B they use
-#   scripts/layering.sh --check    also fails (exit 1) if a file outside Stores/ names a concrete store class, or a
+#   Scripts/layering.sh --why A B  lists the files of folder A and the type names of folder B they use
+#   Scripts/layering.sh --check    also fails (exit 1) if a file outside Stores/ names a concrete store class, or a
 #                                  file of the internal store contract or of a store implementing it (SQLite,
 #                                  in-memory, binary) names NSManagedObjectContext (Apple's public custom-store
 #                                  API, Atomic/ and Incremental/, passes contexts, as Apple's does), or if README.md
