@@ -12,17 +12,20 @@ import Foundation
 /// let counts = Locked<[String: Int]>([:])
 /// counts.withLock { $0["saves", default: 0] += 1 }
 /// ```
-final class Locked<Value: Sendable>: @unchecked Sendable {
+///
+/// OpenSwiftData uses it too (SPI), for the same reason.
+@_spi(OpenSwiftData)
+public final class Locked<Value: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: `value` is read and written only inside `withLock`, while holding `lock`.
     private let lock = NSLock()
     /// Not checked for exclusive access at run time: `lock` already makes every access exclusive (a nested
     /// `withLock` stops at the lock before it reaches the value), and the check cost a thread-local look-up per call.
     @exclusivity(unchecked) private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    public init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

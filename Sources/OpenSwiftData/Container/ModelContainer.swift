@@ -1,6 +1,5 @@
 import Foundation
-import OpenCoreData
-import Synchronization
+@_spi(OpenSwiftData) import OpenCoreData
 
 /// The models' schema and the store that keeps them (SwiftData's `ModelContainer`): a Core Data persistent store
 /// coordinator over a SQLite store in Core Data's format, migrated automatically (lightweight) when the models change.
@@ -31,7 +30,7 @@ public final class ModelContainer: @unchecked Sendable {
     /// The name of every context of the container (its saves' `contextName` in the history).
     let contextName = "OpenSwiftData.ModelContainer.\(UUID().uuidString)"
     /// Follows the saves of other containers and processes on the stores, to merge them into the contexts.
-    private let otherWriters = Mutex<HistoryFollower?>(nil)
+    private let otherWriters = Locked<HistoryFollower?>(nil)
     /// The custom data store the container was made with, if any (its models are kept there, not in a SQLite file).
     let dataStore: (any DataStore)?
 

@@ -1,6 +1,5 @@
 import Foundation
-import OpenCoreData
-import Synchronization
+@_spi(OpenSwiftData) import OpenCoreData
 
 /// The coordinators of the live containers, by the identifiers of their stores: an identifier decoded from its URI
 /// (`x-coredata://<store>/<Entity>/p<key>`) finds its row's object ID through the container that has that store.
@@ -17,7 +16,7 @@ final class StoreDirectory: Sendable {
         weak var coordinator: NSPersistentStoreCoordinator?
     }
 
-    private let entries = Mutex<[String: [Entry]]>([:])
+    private let entries = Locked<[String: [Entry]]>([:])
 
     /// Records the stores of `coordinator` (the entries go with the coordinator).
     func add(_ coordinator: NSPersistentStoreCoordinator) {

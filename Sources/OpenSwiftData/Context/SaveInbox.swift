@@ -1,5 +1,5 @@
 import Foundation
-import OpenCoreData
+@_spi(OpenSwiftData) import OpenCoreData
 import Synchronization
 
 /// The saves other contexts of the container made that a context has not merged yet (their object IDs), filled on
@@ -14,10 +14,10 @@ import Synchronization
 final class SaveInbox: Sendable {
     /// The saves posted since the last drain, as one: a context left idle holds each changed row's ID once, however
     /// many saves changed it.
-    private let pending = Mutex<SavedChanges?>(nil)
+    private let pending = Locked<SavedChanges?>(nil)
     private let hasPending = Atomic<Bool>(false)
     /// Called after each post, from the posting thread: schedules the context's catching up where it is used.
-    private let wakeUp = Mutex<(@Sendable () -> Void)?>(nil)
+    private let wakeUp = Locked<(@Sendable () -> Void)?>(nil)
 
     func post(_ changes: SavedChanges) {
         pending.withLock { $0 = $0.map { $0.merged(with: changes) } ?? changes }
@@ -81,7 +81,7 @@ final class SaveInboxes: Sendable {
         weak var inbox: SaveInbox?
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private let entries = Locked<[Entry]>([])
 
     func add(_ inbox: SaveInbox) {
         entries.withLock { entries in

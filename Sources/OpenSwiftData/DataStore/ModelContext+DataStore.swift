@@ -1,6 +1,5 @@
 import Foundation
-import OpenCoreData
-import Synchronization
+@_spi(OpenSwiftData) import OpenCoreData
 
 extension ModelContext {
     /// Who the context is to a custom ``DataStore``: its identity (the same for all its requests) and its ``author``.
@@ -51,7 +50,7 @@ extension ModelContext {
 /// The live model contexts by their Core Data context.
 private final class ModelContextsByManagedContext: Sendable {
     static let shared = ModelContextsByManagedContext()
-    let contexts = Mutex<[ObjectIdentifier: WeakModelContext]>([:])
+    let contexts = Locked<[ObjectIdentifier: WeakModelContext]>([:])
 }
 
 private struct WeakModelContext: @unchecked Sendable {

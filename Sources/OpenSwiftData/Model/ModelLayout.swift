@@ -1,6 +1,5 @@
 import Foundation
-import OpenCoreData
-import Synchronization
+@_spi(OpenSwiftData) import OpenCoreData
 
 /// What each persisted property of a model class is, from its `@Model` metadata and the key path's value type (no
 /// reflection): computed once per class.
@@ -13,7 +12,7 @@ struct ModelLayout: @unchecked Sendable {
     let properties: [ModelProperty]
     let propertiesByKeyPath: [AnyKeyPath: ModelProperty]
 
-    private static let cache = Mutex<[ObjectIdentifier: ModelLayout]>([:])
+    private static let cache = Locked<[ObjectIdentifier: ModelLayout]>([:])
 
     static func of(_ type: any PersistentModel.Type) -> ModelLayout {
         let key = ObjectIdentifier(type)

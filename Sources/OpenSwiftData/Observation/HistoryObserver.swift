@@ -1,7 +1,6 @@
 import Foundation
 import Observation
-import OpenCoreData
-import Synchronization
+@_spi(OpenSwiftData) import OpenCoreData
 
 /// Watches a container's stores for new history transactions (SwiftData's `HistoryObserver`): its one observable
 /// property, ``eventCounter``, goes up each time saves matching its models and authors are committed — by any context
@@ -23,9 +22,9 @@ public final class HistoryObserver: Observable, Sendable {
     /// The transaction authors whose saves count (anyone's when empty).
     public let authors: Set<String>
 
-    private let counter = Mutex<Int>(0)
+    private let counter = Locked<Int>(0)
     private let registrar = ObservationRegistrar()
-    private let follower = Mutex<HistoryFollower?>(nil)
+    private let follower = Locked<HistoryFollower?>(nil)
 
     /// How many times matching transactions arrived since the observer was made (observable).
     ///

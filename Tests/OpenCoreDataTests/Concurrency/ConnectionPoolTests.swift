@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OpenCoreData
+@_spi(OpenSwiftData) @testable import OpenCoreData
 
 /// `NSPersistentStoreConnectionPoolMaxSizeKey`: with 2 or more connections, fetches from other contexts run on pooled
 /// read-only connections while a save holds the write transaction (and the coordinator's lock), and see the committed

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OpenCoreData
+@_spi(OpenSwiftData) @testable import OpenCoreData
 
 // History requests that cannot be answered end in Core Data errors (NSCocoaErrorDomain), never a crash.
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OpenCoreData
+@_spi(OpenSwiftData) @testable import OpenCoreData
 
 /// Inferred mappings and the SQLite store's in-place lightweight migration, through the public API.
 @Suite struct LightweightMigrationTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OpenCoreData
+@_spi(OpenSwiftData) @testable import OpenCoreData
 
 /// An app class the migration must not use: its hooks count their calls.
 final class MigrationProbe: NSManagedObject {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OpenCoreData
+@_spi(OpenSwiftData) @testable import OpenCoreData
 
 #if canImport(Glibc)
 import Glibc
