@@ -6,7 +6,7 @@ extension NSManagedObjectContext {
     /// let snapshot = try store.snapshot(for: objectID, requestContext: storeReadContext)
     /// ```
     var storeReadContext: StoreRequestContext {
-        StoreRequestContext(author: nil, contextName: nil, generation: _queryGeneration == nil ? nil : pinnedGeneration, asker: self)
+        StoreRequestContext(author: nil, contextName: nil, generation: pinnedGeneration, asker: self)
     }
 
     /// What a store is told of this context when it writes for it (a save, a batch request): the author and name

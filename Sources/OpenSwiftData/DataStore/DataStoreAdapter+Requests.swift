@@ -8,7 +8,7 @@ extension DataStoreAdapter {
     /// fetch Core Data makes itself) for every model of the entity, filtered, sorted and paged here.
     func fetch<T: PersistentModel>(_ type: T.Type, _ request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext?) throws -> Any {
         let modelContext = context.flatMap(ModelContext.owning)
-        let editingState = modelContext?.editingState ?? self.editingState(of: context)
+        let editingState = self.editingState(of: context, owner: modelContext)
         let lent = modelContext?.takeLentDescriptor() as? FetchDescriptor<T>
         if request.resultType == .countResultType, let lent {
             do {

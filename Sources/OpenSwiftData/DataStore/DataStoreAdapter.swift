@@ -164,8 +164,10 @@ final class DataStoreAdapter: NSIncrementalStore, @unchecked Sendable {
         }
     }
 
-    func editingState(of context: NSManagedObjectContext?) -> EditingState {
-        context.flatMap(ModelContext.owning)?.editingState ?? EditingState(id: UUID(), author: context?.transactionAuthor)
+    /// Who asks, to the data store: the model context over `context` (`owner`, looked up when not given), else a
+    /// one-time editing state with the Core Data context's author.
+    func editingState(of context: NSManagedObjectContext?, owner: ModelContext? = nil) -> EditingState {
+        (owner ?? context.flatMap(ModelContext.owning))?.editingState ?? EditingState(id: UUID(), author: context?.transactionAuthor)
     }
 }
 

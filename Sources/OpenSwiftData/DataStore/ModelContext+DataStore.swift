@@ -18,18 +18,21 @@ extension ModelContext {
         ModelContextsByManagedContext.shared.contexts.withLock { $0[ObjectIdentifier(managedObjectContext)]?.context }
     }
 
-    /// Records the context as the owner of its Core Data context (when made) and tells a custom data store.
+    /// Records the context as the owner of its Core Data context (when made) and tells its container's custom data
+    /// store, if it has one (only that store's adapter looks contexts up).
     func registerForDataStore() {
+        guard let dataStore = container.dataStore else { return }
         ModelContextsByManagedContext.shared.contexts.withLock {
             $0[ObjectIdentifier(managedObjectContext)] = WeakModelContext(context: self)
         }
-        container.dataStore?.initializeState(for: editingState)
+        dataStore.initializeState(for: editingState)
     }
 
-    /// Forgets the context (when it goes away) and tells a custom data store.
+    /// Forgets the context (when it goes away) and tells its container's custom data store.
     func unregisterForDataStore() {
+        guard let dataStore = container.dataStore else { return }
         _ = ModelContextsByManagedContext.shared.contexts.withLock { $0.removeValue(forKey: ObjectIdentifier(managedObjectContext)) }
-        container.dataStore?.invalidateState(for: editingState)
+        dataStore.invalidateState(for: editingState)
     }
 
     /// Runs `body` (a fetch) with `descriptor` lent to a custom data store's adapter, which hands it to the store.
