@@ -185,7 +185,7 @@ extension MergeResolution {
     /// The rollback policy brings back a deleted object whose row changed: the store's values, its to-ones' inverse
     /// to-manys and its many-to-many partners list it again (the store keeps those rows); its to-manys read the store.
     static func undelete(_ object: NSManagedObject, to persisted: ObjectSnapshot, in context: NSManagedObjectContext) {
-        object._isDeleted = false
+        object.lifeCycle.undelete()
         context.deletedSet.remove(object)
         context.unpropagatedDeletes.remove(object)
         for index in object.toOneValues.indices where object.toOneID(at: index) != persisted.toOne[index] {

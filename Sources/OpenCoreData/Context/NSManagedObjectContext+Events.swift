@@ -28,11 +28,13 @@ extension NSManagedObjectContext {
         isProcessingPendingChanges = true
         defer { isProcessingPendingChanges = false }
         if _propagatesDeletesAtEndOfEvent { propagateDeletes() }
+        let touched = InternalChecks.isEnabled ? eventTouchedObjects : []
         registerUndoForEvent()
         postObjectsDidChange()
         forgetEventOldValues()
         closeUndoEventGroup()
         purgeReleasedObjects()
+        if InternalChecks.isEnabled { _checkInvariants(of: touched) }
     }
 
     /// Drops the old values the event's changes recorded: the next event records its own.

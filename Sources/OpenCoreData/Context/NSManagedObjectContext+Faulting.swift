@@ -12,7 +12,9 @@ extension NSManagedObjectContext {
         }
         object.apply(object.layout.emptySnapshot())
         object.committedSnapshot = nil
-        object._isDeleted = true
+        object.lifeCycle.deleteElsewhere()
+        // An insertion refreshed into a fault: deleted as any inserted object is (the save leaves it out).
+        if object._isInserted { deletedSet.insert(object) }
     }
 
     /// Loads the values of `object` from the row cache or the store; false if the row does not exist.

@@ -98,8 +98,8 @@ extension NSManagedObjectContext {
             unpropagatedDeletes.remove(object)
             registry[object.objectID] = nil
             eventChanges.deleted.insert(object)
-            object.turnIntoFault()
-            object._isDeleted = true
+            object.discardUpdateAndTurnIntoFault()
+            object.lifeCycle.deleteElsewhere()
             object._context = nil
         }
         leaveFaultBatches(objects.map(\.objectID))

@@ -117,7 +117,7 @@ extension NSManagedObjectContext {
         }
         if object._context === self && object._isDeleted && object._isInserted {
             // Re-inserting an object that was inserted and then deleted in this context.
-            object._isDeleted = false
+            object.lifeCycle.undelete()
             deletedSet.remove(object)
             unpropagatedDeletes.remove(object)
             registerUndoForInsert(object)
@@ -126,7 +126,7 @@ extension NSManagedObjectContext {
         guard object._context == nil else { return }
         precondition(!object.entity.isAbstract, "Cannot insert an object of the abstract entity '\(object.entity.name ?? "?")'.")
         object._context = self
-        object._isInserted = true
+        object.lifeCycle.insert()
         register(object)
         if object.hasKeyValueObservers { observeAtEventEnds(object) }
         insertedSet.insert(object)
@@ -155,7 +155,7 @@ extension NSManagedObjectContext {
         }
         guard !object._isDeleted else { return }
         if object._isFault { fireFault(object) }
-        object._isDeleted = true
+        object.lifeCycle.delete()
         deletedSet.insert(object)
         unpropagatedDeletes.insert(object)
         eventChanges.deleted.insert(object)
@@ -209,7 +209,7 @@ extension NSManagedObjectContext {
             scheduleMainQueueEventIfNeeded()
             return
         }
-        object._isUpdated = true
+        object.lifeCycle.update()
         updatedSet.insert(object)
         eventChanges.updated.insert(object)
         scheduleMainQueueEventIfNeeded()

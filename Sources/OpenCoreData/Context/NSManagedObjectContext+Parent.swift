@@ -124,13 +124,11 @@ extension NSManagedObjectContext {
             }
             object.dirtyToManySlots = []
             object.transientsBeforeChanges = [:]
-            object._isInserted = false
-            object._isUpdated = false
+            object.lifeCycle.save()
         }
         for object in deleted + insertedSet.filter(\._isDeleted) {
             registry[object.objectID] = nil
-            object._isDeleted = false
-            object._isInserted = false
+            object.lifeCycle.leaveContext()
             object._context = nil
         }
         insertedSet.removeAll()
@@ -194,7 +192,7 @@ extension NSManagedObjectContext {
         }
         for push in pushes where push.isInsert && registry[currentID(for: push.objectID)] == nil {
             let object = ManagedObjectFactory.makeFault(for: push.objectID, classes: faultClasses)
-            object._isFault = false
+            object.lifeCycle.load()
             object.hasAwakenedFromInsert = true
             insert(object)
         }

@@ -12,14 +12,12 @@ extension NSManagedObjectContext {
         processPendingChangesInternal()
         for object in insertedSet.array {
             registry[object.objectID] = nil
-            object._isInserted = false
-            object._isDeleted = false
+            object.lifeCycle.leaveContext()
             object._context = nil
             eventChanges.invalidated.insert(object)
         }
         for object in updatedSet.array + deletedSet.array where !object._isInserted && object._context === self {
-            object._isDeleted = false
-            object._isUpdated = false
+            object.lifeCycle.rollBack()
             object.dirtyToManySlots = []
             if deletionsWithMergedRows.contains(object.objectID) {
                 object.turnIntoFault()
@@ -51,10 +49,8 @@ extension NSManagedObjectContext {
         advanceQueryGeneration()   // a pinned context moves to the current generation when it is reset
         let (invalidated, held) = registry.removeAllForReset(everyObject: _retainsRegisteredObjects)
         for object in held {
-            object.turnIntoFault()
-            object._isInserted = false
-            object._isDeleted = false
-            object._isUpdated = false
+            object.discardUpdateAndTurnIntoFault()
+            object.lifeCycle.leaveContext()
             object._context = nil
         }
         registry.removeAll()   // objects the fault hooks may have registered
@@ -119,7 +115,7 @@ extension NSManagedObjectContext {
             // As Apple's: the changes, transients included, are put back after awakeFromFetch().
             object.restoreTransients(transients)
         } else {
-            object._isUpdated = false
+            object.lifeCycle.discardUpdate()
             object.dirtyToManySlots = []
             updatedSet.remove(object)
             object.turnIntoFault()
@@ -176,7 +172,7 @@ extension NSManagedObjectContext {
         checkConfinement()
         guard object._context === self, !object._isInserted else { return }
         if object._isFault { fireFault(object) }
-        object._isUpdated = true
+        object.lifeCycle.update()
         updatedSet.insert(object)
     }
 }

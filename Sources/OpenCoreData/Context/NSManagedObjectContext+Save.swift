@@ -190,6 +190,7 @@ extension NSManagedObjectContext {
             refreshObjectsChangedByStores(changedByStores, coordinator: coordinator)
             // Metadata of the stores this save did not write to (those it wrote to have written theirs).
             try coordinator.writePendingMetadata(for: self)
+            if InternalChecks.isEnabled { _checkInvariants(of: inserted + updated + deleted) }
             return
         }
     }
@@ -217,8 +218,7 @@ extension NSManagedObjectContext {
             }
             object.dirtyToManySlots = []
             object.transientsBeforeChanges = [:]
-            object._isInserted = false
-            object._isUpdated = false
+            object.lifeCycle.save()
         }
         noteUnregistered(deleted.map(\.objectID))
         // Deleted rows are in no to-many of the store any more (their join rows went with them): nor in this
@@ -226,8 +226,7 @@ extension NSManagedObjectContext {
         leaveRealizedRelationships(deleted, toOnes: false)
         for object in deleted + insertedSet.filter(\._isDeleted) {
             registry[object.objectID] = nil
-            object._isDeleted = false
-            object._isInserted = false
+            object.lifeCycle.leaveContext()
             object._context = nil
         }
         let insertedObjects = Set(inserted), updatedObjects = Set(updated), deletedObjects = Set(deleted)
@@ -383,7 +382,7 @@ extension NSManagedObjectContext {
     /// Replaces an object's values with `snapshot` and forgets its changes.
     func revert(_ object: NSManagedObject, to snapshot: ObjectSnapshot) {
         object.applyKeepingTransients(snapshot)
-        object._isUpdated = false
+        object.lifeCycle.discardUpdate()
         object.dirtyToManySlots = []
         updatedSet.remove(object)
         releaseIfUnchanged(object)
@@ -399,7 +398,7 @@ extension NSManagedObjectContext {
         insertedSet.remove(object)
         updatedSet.remove(object)
         registry[object.objectID] = nil
-        object._isInserted = false
+        object.lifeCycle.leaveContext()
         object._context = nil
         eventChanges.invalidated.insert(object)
     }

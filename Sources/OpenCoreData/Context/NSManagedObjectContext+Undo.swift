@@ -98,8 +98,7 @@ extension NSManagedObjectContext {
         eventChanges.inserted.remove(object)
         eventChanges.deleted.insert(object)
         registry[object.objectID] = nil
-        object._isInserted = false
-        object._isDeleted = false
+        object.lifeCycle.leaveContext()
         object._context = nil
         registerUndoForRedoInsert(object)
         object.awake(fromSnapshotEvents: .undoInsertion)
@@ -114,14 +113,14 @@ extension NSManagedObjectContext {
     func undoDeletion(of object: NSManagedObject) {
         if object._context == nil {
             object._context = self
-            object._isInserted = true
+            object.lifeCycle.insert()
             object.committedSnapshot = nil
             register(object)
             insertedSet.insert(object)
             eventChanges.inserted.insert(object)
         } else {
             guard object._isDeleted else { return }
-            object._isDeleted = false
+            object.lifeCycle.undelete()
             deletedSet.remove(object)
             unpropagatedDeletes.remove(object)
             eventChanges.deleted.remove(object)

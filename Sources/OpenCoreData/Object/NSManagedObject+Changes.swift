@@ -16,7 +16,7 @@ extension NSManagedObject {
         transformedValues = [:]
         committedSnapshot = snapshot
         committedToMany = [:]
-        _isFault = false
+        lifeCycle.load()
         if layout.hasTransientAttributes { setTransientsToDefaults() }
     }
 
@@ -30,8 +30,15 @@ extension NSManagedObject {
         transformedValues = [:]
         transientsBeforeChanges = [:]
         dropEventOldValues()
-        _isFault = true
+        lifeCycle.turnIntoFault()
         didTurnIntoFault()
+    }
+
+    /// Turns the object into a fault and forgets its update, when its changes no longer matter (its context was
+    /// reset, its row was deleted elsewhere): a fault has no unsaved changes (``ObjectLifeCycle``).
+    func discardUpdateAndTurnIntoFault() {
+        lifeCycle.discardUpdate()
+        turnIntoFault()
     }
 
     // MARK: Changed values
@@ -49,7 +56,7 @@ extension NSManagedObject {
     /// mood.changedValues()   // ["rating": 5]
     /// ```
     public func changedValues() -> [String: Any] {
-        guard !_isFault, _isInserted || _isUpdated || _isDeleted else { return [:] }
+        guard !_isFault, lifeCycle.hasChanges else { return [:] }
         var changes: [String: Any] = [:]
         let committed = committedSnapshot
         for (index, attribute) in layout.attributes.enumerated() where !attribute.isTransient {

@@ -35,12 +35,17 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
 
     // MARK: State
 
+    /// Where the object is in its life: its pending change and whether it is a fault. Changed only through its
+    /// transitions (``ObjectLifeCycle``).
+    @exclusivity(unchecked) var lifeCycle = ObjectLifeCycle.new
     /// Whether the object's values are not loaded (a fault).
-    @exclusivity(unchecked) var _isFault = false
-    @exclusivity(unchecked) var _isInserted = false
-    @exclusivity(unchecked) var _isDeleted = false
-    /// Whether the object has changes the context tracks as an update.
-    @exclusivity(unchecked) var _isUpdated = false
+    var _isFault: Bool { lifeCycle.isFault }
+    /// Whether the object was inserted and the insertion not yet saved (deleted since or not).
+    var _isInserted: Bool { lifeCycle.isInserted }
+    /// Whether the object was deleted and the deletion not yet saved.
+    var _isDeleted: Bool { lifeCycle.isDeleted }
+    /// Whether the object has changes the context tracks as an update (deleted since or not).
+    var _isUpdated: Bool { lifeCycle.isUpdated }
     /// Whether `awakeFromInsert()` was called (it is called once in an object's life).
     var hasAwakenedFromInsert = false
     /// Whether the object is a key-path recording probe (see `KeyPathRecorder`); probes have no storage.
@@ -138,7 +143,7 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
         super.init()
         if materializing != nil {
             // Created by a context for an existing object: it starts as a fault, awaiting its values.
-            _isFault = true
+            lifeCycle = .fault
             return
         }
         transformedValues = layout.transformableDefaults
@@ -187,13 +192,13 @@ open class NSManagedObject: NSObject, KeyPathNaming, KeyValueCoding {
     public var isInserted: Bool { _isInserted }
 
     /// Whether the object has unsaved changes to its persistent properties.
-    public var isUpdated: Bool { _isUpdated && !_isInserted && !_isDeleted }
+    public var isUpdated: Bool { lifeCycle.change == .updated }
 
     /// Whether the object was deleted and the deletion not yet saved.
     public var isDeleted: Bool { _isDeleted }
 
     /// Whether the object is inserted, updated or deleted.
-    public var hasChanges: Bool { _isInserted || _isDeleted || _isUpdated }
+    public var hasChanges: Bool { lifeCycle.hasChanges }
 
     /// Whether the object's values are not loaded; accessing a property fires the fault.
     public var isFault: Bool { _isFault }

@@ -333,3 +333,30 @@ final class RowCache: Sendable {
         }
     }
 }
+
+// MARK: Internal checks
+
+extension RowCache {
+    /// Checks the cached rows of `objectIDs` and stops the program at the first inconsistency (``InternalChecks``):
+    /// a row is kept in its hierarchy's table under its own ID, has a permanent ID, as many values as its entity (or
+    /// a sub-entity: an ID may name a super-entity of the row's) has attributes and to-one relationships, and a
+    /// generation no later than the cache's.
+    func _checkInvariants(of objectIDs: [NSManagedObjectID]) {
+        guard !objectIDs.isEmpty else { return }
+        state.withLock { state in
+            for objectID in objectIDs {
+                guard let entry = state.rows[objectID.rootEntityIdentity]?[objectID] else { continue }
+                precondition(entry.objectID == objectID, "Internal check: the row cache keeps \(entry.objectID) under \(objectID)")
+                precondition(!entry.objectID.isTemporaryID, "Internal check: the row cache holds a temporary ID (\(objectID))")
+                func fits(_ entity: NSEntityDescription) -> Bool {
+                    let layout = entity.layout
+                    return (entry.snapshot.attributes.count == layout.attributes.count && entry.snapshot.toOne.count == layout.toOneRelationships.count)
+                        || entity.subentities.contains(where: fits)
+                }
+                precondition(fits(objectID.entity),
+                             "Internal check: row \(objectID) has \(entry.snapshot.attributes.count) values and \(entry.snapshot.toOne.count) to-ones, which no layout of its entity or its sub-entities has")
+                precondition(entry.generation <= state.generation, "Internal check: row \(objectID) is of a later generation than the cache")
+            }
+        }
+    }
+}
