@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreDataSupport
 
 /// The arguments of a format string: C variadic arguments (`NSPredicate(format:_:)`) or an array
 /// (`NSPredicate(format:argumentArray:)`).

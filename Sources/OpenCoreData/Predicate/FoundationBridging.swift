@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreDataSupport
 
 /// Values as Apple's Foundation hands them out where they leave the library (a constant's `constantValue`, an
 /// expression's value, a key path through a collection operator, a dictionary fetch, a compiled model's `userInfo`).
