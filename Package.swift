@@ -57,10 +57,31 @@ let package = Package(
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]
         ),
+        // The library's lowest layers, targets of their own so that the compiler enforces that they use nothing above
+        // them (README "Layout"). Their files stay in their folders under Sources/OpenCoreData, which excludes them;
+        // OpenCoreData re-exports them (Exports.swift), so users still write one `import OpenCoreData`.
+        // Support: SHA-2, DEFLATE, the XML reader, error codes, locks. Uses nothing of ours.
+        .target(name: "OpenCoreDataSupport", dependencies: ["CZlib"], path: "Sources/OpenCoreData/Support"),
+        // Predicate: NSPredicate, NSExpression, NSSortDescriptor, the format parser, evaluation, key-value coding.
+        .target(
+            name: "OpenCoreDataPredicate",
+            dependencies: ["OpenCoreDataSupport", "CMemoryHints"],
+            path: "Sources/OpenCoreData/Predicate"
+        ),
+        // Foundation: what Linux Foundation lacks (UndoManager, ValueTransformer, keyed archives, property lists).
+        .target(
+            name: "OpenCoreDataFoundation",
+            dependencies: ["OpenCoreDataSupport", "OpenCoreDataPredicate"],
+            path: "Sources/OpenCoreData/Foundation"
+        ),
         // The library: `import OpenCoreData` where Apple platforms `import CoreData`.
         .target(
             name: "OpenCoreData",
-            dependencies: ["CSQLite", "CZlib", "CMemoryHints", "OpenCoreDataMacros", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "OpenCoreDataSupport", "OpenCoreDataPredicate", "OpenCoreDataFoundation", "CSQLite", "CZlib", "CMemoryHints",
+                "OpenCoreDataMacros", .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Support", "Predicate", "Foundation"]
         ),
         // Combine publishers for Core Data (`objectWillChange`, `publisher(for: \.key)`, fetched results) over OpenCombine.
         .target(
@@ -91,7 +112,10 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenCoreDataTests",
-            dependencies: ["OpenCoreData", "CSQLite", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "OpenCoreData", "OpenCoreDataSupport", "OpenCoreDataPredicate", "OpenCoreDataFoundation", "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             resources: [.copy("Resources/Library.xcdatamodeld")]
         ),
         .testTarget(

@@ -34,6 +34,9 @@ files=$(find "$root" -name '*.swift' | sort)
 map=$(mktemp); trap 'rm -f "$map"' EXIT
 for file in $files; do
     folder=$(folder_of "$file")
+    # Exports.swift's typealiases only re-export the predicate classes under OpenCoreData's name (they are
+    # Predicate's types, a target of its own): they own no name.
+    [ "$folder" = "." ] && continue
     sed -nE 's/^(@[A-Za-z]+(\([^)]*\))? +)*((public|open|internal|package|fileprivate|private|final|indirect) +)*(class|struct|enum|protocol|actor|typealias) +([A-Za-z_][A-Za-z0-9_]*).*/\6/p' "$file" \
         | while read -r type; do echo "$type $folder"; done
 done | sort -u > "$map"

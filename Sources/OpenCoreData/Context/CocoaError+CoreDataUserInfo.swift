@@ -48,8 +48,8 @@ extension CocoaError {
         userInfo[NSAffectedObjectsErrorKey] as? [AnyObject]
     }
 
-    /// The optimistic-locking conflicts of a ``CocoaError/Code/managedObjectMerge`` error
-    /// (`NSPersistentStoreSaveConflictsErrorKey`). Nil for a ``CocoaError/Code/managedObjectConstraintMerge``
+    /// The optimistic-locking conflicts of a `CocoaError.Code.managedObjectMerge` error
+    /// (`NSPersistentStoreSaveConflictsErrorKey`). Nil for a `CocoaError.Code.managedObjectConstraintMerge`
     /// error, whose conflict list holds `NSConstraintConflict`s (read them from `userInfo` under the same key).
     public var persistentStoreSaveConflicts: [NSMergeConflict]? {
         userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict]

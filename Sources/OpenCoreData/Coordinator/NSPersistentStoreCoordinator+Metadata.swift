@@ -1,3 +1,5 @@
+@_spi(OpenSwiftData) import OpenCoreDataSupport
+
 extension NSPersistentStoreCoordinator {
     /// The metadata of the store file at `url` (for the SQLite store: the `Z_METADATA` plist and `NSStoreUUID`),
     /// read without adding the store — to decide whether a model can open it.

@@ -1,3 +1,5 @@
+@_spi(OpenSwiftData) import OpenCoreDataSupport
+
 /// Connects contexts to persistent stores: it routes fetches and saves to the store that holds each entity,
 /// hands out object IDs, and keeps the row cache that all its contexts share.
 ///

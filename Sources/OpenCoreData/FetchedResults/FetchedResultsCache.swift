@@ -1,4 +1,5 @@
 import Logging
+@_spi(OpenSwiftData) import OpenCoreDataSupport
 
 /// The section cache of fetched results controllers, as Apple's documentation describes it: under a cache name the
 /// controller keeps the section and ordering information it computed (here: the section names and sizes and the objects'

@@ -1,4 +1,5 @@
 import Synchronization
+@_spi(OpenSwiftData) import OpenCoreDataSupport
 
 /// How a controller reports: to the delegate in the form it adopted (snapshot, difference, or change by change, as
 /// Apple's controller chooses with `respondsToSelector:`), and to snapshot streams.

@@ -14,7 +14,7 @@ import Foundation
 /// let value = try BinaryPropertyList.read(data)
 /// if case .dictionary(let top) = value, case .string("NSKeyedArchiver") = top["$archiver"] { … }
 /// ```
-indirect enum PropertyListObject: Equatable, Sendable {
+package indirect enum PropertyListObject: Equatable, Sendable {
     case null
     case boolean(Bool)
     case integer(Int64)
@@ -33,8 +33,8 @@ indirect enum PropertyListObject: Equatable, Sendable {
 }
 
 /// Why a binary property list was refused.
-struct BinaryPropertyListError: Error, CustomStringConvertible {
-    let description: String
+package struct BinaryPropertyListError: Error, CustomStringConvertible {
+    package let description: String
 }
 
 /// Reads `bplist00` data into `PropertyListObject` values, checking every offset, count and

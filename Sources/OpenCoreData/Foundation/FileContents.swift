@@ -9,9 +9,9 @@ import Foundation
 /// ```swift
 /// let data = try FileContents.read(packageURL.appendingPathComponent("contents"))
 /// ```
-enum FileContents {
+package enum FileContents {
     /// The bytes of the file at `url`; throws what `Data(contentsOf:)` throws.
-    static func read(_ url: URL) throws -> Data {
+    package static func read(_ url: URL) throws -> Data {
         var info = stat()
         if url.isFileURL, stat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size == 0 {
             return Data()

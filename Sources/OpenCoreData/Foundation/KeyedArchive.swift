@@ -12,8 +12,10 @@
 import Foundation
 
 /// Why a keyed archive was refused.
-struct KeyedArchiveError: Error, CustomStringConvertible {
-    let description: String
+package struct KeyedArchiveError: Error, CustomStringConvertible {
+    package let description: String
+
+    package init(description: String) { self.description = description }
 }
 
 /// A keyed archive whose structure has been checked: every object reference lies inside `$objects`,

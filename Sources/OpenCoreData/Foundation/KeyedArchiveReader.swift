@@ -13,21 +13,21 @@ import Foundation
 /// let root = try reader.root()
 /// let name = try reader.string(reader.field("NSEntityName", of: root))
 /// ```
-struct KeyedArchiveReader {
+package struct KeyedArchiveReader {
     let archive: KeyedArchive
 
-    init(data: Data) throws(KeyedArchiveError) {
+    package init(data: Data) throws(KeyedArchiveError) {
         archive = try KeyedArchive(data: data)
     }
 
     /// The object under `$top.root` (refused when absent or `$null`).
-    func root(key: String = "root") throws(KeyedArchiveError) -> Int {
+    package func root(key: String = "root") throws(KeyedArchiveError) -> Int {
         guard let root = archive.top[key], root != 0 else { throw KeyedArchiveError(description: "the archive has no \(key) object") }
         return root
     }
 
     /// The class name of object `index` (`NSString` for inline strings, `NSNumber` for numbers).
-    func className(_ index: Int) -> String? {
+    package func className(_ index: Int) -> String? {
         archive.archivedClassName(ofObject: index)
     }
 
@@ -37,7 +37,7 @@ struct KeyedArchiveReader {
     }
 
     /// The object referred to by field `key` of object `index`, or nil for a missing field or `$null`.
-    func reference(_ key: String, of index: Int) throws(KeyedArchiveError) -> Int? {
+    package func reference(_ key: String, of index: Int) throws(KeyedArchiveError) -> Int? {
         switch field(key, of: index) {
         case nil: return nil
         case .uid(let reference)?: return reference == 0 ? nil : Int(reference)
@@ -46,7 +46,7 @@ struct KeyedArchiveReader {
     }
 
     /// Like ``reference(_:of:)``, refusing a missing or `$null` field.
-    func requiredReference(_ key: String, of index: Int) throws(KeyedArchiveError) -> Int {
+    package func requiredReference(_ key: String, of index: Int) throws(KeyedArchiveError) -> Int {
         guard let reference = try reference(key, of: index) else {
             throw KeyedArchiveError(description: "\(describe(index)): \(key) is missing")
         }
@@ -54,7 +54,7 @@ struct KeyedArchiveReader {
     }
 
     /// The string object `index` (an inline string or an NSString/NSMutableString object).
-    func string(at index: Int) throws(KeyedArchiveError) -> String {
+    package func string(at index: Int) throws(KeyedArchiveError) -> String {
         switch archive.objects[index] {
         case .string(let value) where value != "$null": return value
         case .dictionary where ["NSString", "NSMutableString"].contains(className(index)):
@@ -66,13 +66,13 @@ struct KeyedArchiveReader {
     }
 
     /// The string under field `key`, or nil for a missing field or `$null`.
-    func string(_ key: String, of index: Int) throws(KeyedArchiveError) -> String? {
+    package func string(_ key: String, of index: Int) throws(KeyedArchiveError) -> String? {
         guard let reference = try reference(key, of: index) else { return nil }
         return try string(at: reference)
     }
 
     /// The integer under field `key` (inline, or a reference to a number), or nil when absent.
-    func integer(_ key: String, of index: Int) throws(KeyedArchiveError) -> Int? {
+    package func integer(_ key: String, of index: Int) throws(KeyedArchiveError) -> Int? {
         switch field(key, of: index) {
         case nil: return nil
         case .integer(let value)?: return Int(exactly: value) ?? Int(truncatingIfNeeded: value)
@@ -85,7 +85,7 @@ struct KeyedArchiveReader {
     }
 
     /// The boolean under field `key`, or `defaultValue` when absent.
-    func bool(_ key: String, of index: Int, default defaultValue: Bool = false) throws(KeyedArchiveError) -> Bool {
+    package func bool(_ key: String, of index: Int, default defaultValue: Bool = false) throws(KeyedArchiveError) -> Bool {
         switch field(key, of: index) {
         case nil: return defaultValue
         case .boolean(let value)?: return value
@@ -95,7 +95,7 @@ struct KeyedArchiveReader {
     }
 
     /// The element references of an NSArray, NSSet or NSOrderedSet object (`$null` elements refused).
-    func elements(of index: Int) throws(KeyedArchiveError) -> [Int] {
+    package func elements(of index: Int) throws(KeyedArchiveError) -> [Int] {
         guard let name = className(index), KeyedArchive.arrayClassNames.contains(name) else {
             throw KeyedArchiveError(description: "\(describe(index)) is not an array or set")
         }
@@ -113,13 +113,13 @@ struct KeyedArchiveReader {
     }
 
     /// The elements of the collection under field `key`; empty for a missing field or `$null`.
-    func elements(_ key: String, of index: Int) throws(KeyedArchiveError) -> [Int] {
+    package func elements(_ key: String, of index: Int) throws(KeyedArchiveError) -> [Int] {
         guard let reference = try reference(key, of: index) else { return [] }
         return try elements(of: reference)
     }
 
     /// The key and value references of an NSDictionary object.
-    func entries(of index: Int) throws(KeyedArchiveError) -> [(key: Int, value: Int)] {
+    package func entries(of index: Int) throws(KeyedArchiveError) -> [(key: Int, value: Int)] {
         guard let name = className(index), KeyedArchive.dictionaryClassNames.contains(name) else {
             throw KeyedArchiveError(description: "\(describe(index)) is not a dictionary")
         }
@@ -140,7 +140,7 @@ struct KeyedArchiveReader {
     /// A Foundation value: strings, numbers, booleans, data, dates, UUIDs, URLs, `NSNull`, and arrays, sets and
     /// dictionaries of those (as Swift arrays, `Set<AnyHashable>` and `[AnyHashable: Any]`). Objects of other
     /// classes are refused.
-    func foundationValue(at index: Int, depth: Int = 0) throws(KeyedArchiveError) -> Any {
+    package func foundationValue(at index: Int, depth: Int = 0) throws(KeyedArchiveError) -> Any {
         guard depth < KeyedArchive.maximumGraphDepth else { throw KeyedArchiveError(description: "values nested too deeply") }
         switch archive.objects[index] {
         case .string(let value) where value != "$null": return value
@@ -204,7 +204,7 @@ struct KeyedArchiveReader {
     }
 
     /// "NSEntityDescription object 12", for error messages.
-    func describe(_ index: Int) -> String {
+    package func describe(_ index: Int) -> String {
         "\(className(index) ?? "object") object \(index)"
     }
 }

@@ -4,6 +4,7 @@
 // `$objects` the way Apple's archiver does (`$null` first, strings shared, one class description per class).
 
 import Foundation
+import OpenCoreDataPredicate
 
 /// Builds a keyed archive object by object.
 ///
@@ -16,17 +17,19 @@ import Foundation
 ///                          fields: ["NSVariable": writer.string("x"), "NSExpressionType": .integer(2)])
 /// let data = writer.archive(root: root)
 /// ```
-struct KeyedArchiveWriter {
-    private(set) var objects: [PropertyListObject] = [.string("$null")]
+package struct KeyedArchiveWriter {
+    package private(set) var objects: [PropertyListObject] = [.string("$null")]
     private var classReferences: [String: UInt64] = [:]
     private var stringReferences: [String: UInt64] = [:]
     private var reserved: [ObjectIdentifier: UInt64] = [:]
 
+    package init() {}
+
     /// The reference standing for nil.
-    static let null = PropertyListObject.uid(0)
+    package static let null = PropertyListObject.uid(0)
 
     /// A reference to a (shared) string object.
-    mutating func string(_ value: String) -> PropertyListObject {
+    package mutating func string(_ value: String) -> PropertyListObject {
         if let existing = stringReferences[value] { return .uid(existing) }
         let index = UInt64(objects.count)
         objects.append(.string(value))
@@ -35,13 +38,13 @@ struct KeyedArchiveWriter {
     }
 
     /// A reference to `value` as a string, or `$null`.
-    mutating func optionalString(_ value: String?) -> PropertyListObject {
+    package mutating func optionalString(_ value: String?) -> PropertyListObject {
         value.map { string($0) } ?? Self.null
     }
 
     /// An inline scalar (number, boolean or data) stored as an object of `$objects`, as Apple stores the values
     /// of collections and of object-valued keys.
-    mutating func scalarObject(_ value: PropertyListObject) -> PropertyListObject {
+    package mutating func scalarObject(_ value: PropertyListObject) -> PropertyListObject {
         let index = UInt64(objects.count)
         objects.append(value)
         return .uid(index)
@@ -57,7 +60,7 @@ struct KeyedArchiveWriter {
     }
 
     /// Appends an object with its class and fields and returns its reference.
-    mutating func object(className: String, classes: [String], fields: [String: PropertyListObject]) -> PropertyListObject {
+    package mutating func object(className: String, classes: [String], fields: [String: PropertyListObject]) -> PropertyListObject {
         let index = objects.count
         objects.append(.null)
         fill(index, className: className, classes: classes, fields: fields)
@@ -65,12 +68,12 @@ struct KeyedArchiveWriter {
     }
 
     /// The reference already reserved for `object`, if any.
-    func existingReference(for object: AnyObject) -> PropertyListObject? {
+    package func existingReference(for object: AnyObject) -> PropertyListObject? {
         reserved[ObjectIdentifier(object)].map { .uid($0) }
     }
 
     /// Reserves a slot for `object` (so that fields written later can refer to it) and returns its index.
-    mutating func reserve(_ object: AnyObject) -> Int {
+    package mutating func reserve(_ object: AnyObject) -> Int {
         let index = objects.count
         objects.append(.null)
         reserved[ObjectIdentifier(object)] = UInt64(index)
@@ -78,26 +81,26 @@ struct KeyedArchiveWriter {
     }
 
     /// Fills a reserved slot.
-    mutating func fill(_ index: Int, className: String, classes: [String], fields: [String: PropertyListObject]) {
+    package mutating func fill(_ index: Int, className: String, classes: [String], fields: [String: PropertyListObject]) {
         var entries = fields
         entries["$class"] = classReference(className, classes: classes)
         objects[index] = .dictionary(entries)
     }
 
     /// An `NSArray` (or `NSMutableArray`, …) of already-encoded references.
-    mutating func array(_ elements: [PropertyListObject], className: String = "NSArray") -> PropertyListObject {
+    package mutating func array(_ elements: [PropertyListObject], className: String = "NSArray") -> PropertyListObject {
         let classes = className == "NSArray" ? ["NSArray", "NSObject"] : [className, "NSArray", "NSObject"]
         return object(className: className, classes: classes, fields: ["NS.objects": .array(elements)])
     }
 
     /// An `NSSet` (or `NSMutableSet`) of already-encoded references.
-    mutating func set(_ elements: [PropertyListObject], className: String = "NSSet") -> PropertyListObject {
+    package mutating func set(_ elements: [PropertyListObject], className: String = "NSSet") -> PropertyListObject {
         let classes = className == "NSSet" ? ["NSSet", "NSObject"] : [className, "NSSet", "NSObject"]
         return object(className: className, classes: classes, fields: ["NS.objects": .array(elements)])
     }
 
     /// An `NSDictionary` (or `NSMutableDictionary`) of already-encoded keys and values.
-    mutating func dictionary(_ entries: [(key: PropertyListObject, value: PropertyListObject)],
+    package mutating func dictionary(_ entries: [(key: PropertyListObject, value: PropertyListObject)],
                              className: String = "NSDictionary") -> PropertyListObject {
         let classes = className == "NSDictionary" ? ["NSDictionary", "NSObject"] : [className, "NSDictionary", "NSObject"]
         return object(className: className, classes: classes,
@@ -106,7 +109,7 @@ struct KeyedArchiveWriter {
 
     /// A Foundation value (strings, numbers, booleans, data, dates, UUIDs, URLs, `NSNull`, arrays, sets and
     /// dictionaries of those), or nil for a value of any other type.
-    mutating func foundationValue(_ value: Any) -> PropertyListObject? {
+    package mutating func foundationValue(_ value: Any) -> PropertyListObject? {
         switch value {
         case let string as String: return self.string(string)
         case let flag as Bool where type(of: value) == Bool.self: return scalarObject(.boolean(flag))
@@ -172,7 +175,7 @@ struct KeyedArchiveWriter {
     }
 
     /// The archive with `root` under `$top.root`.
-    func archive(root: PropertyListObject) -> Data {
+    package func archive(root: PropertyListObject) -> Data {
         BinaryPropertyListWriter.write(.dictionary([
             "$version": .integer(100_000),
             "$archiver": .string("NSKeyedArchiver"),

@@ -12,6 +12,13 @@
 // them is not verified (DEVIATIONS.md).
 
 import Foundation
+import OpenCoreDataPredicate
+// Scoped imports take precedence over Foundation's unusable classes of the same names, which this file sees too.
+import class OpenCoreDataPredicate.NSComparisonPredicate
+import class OpenCoreDataPredicate.NSCompoundPredicate
+import class OpenCoreDataPredicate.NSExpression
+import class OpenCoreDataPredicate.NSPredicate
+import OpenCoreDataSupport
 
 /// Decodes and encodes predicates and expressions as keyed archives.
 ///
@@ -20,12 +27,12 @@ import Foundation
 /// expression.description                              // "$source.continent.numericISO3166Code"
 /// let data = try PredicateArchiving.archivedData(with: expression)
 /// ```
-enum PredicateArchiving {
+package enum PredicateArchiving {
     // MARK: Standalone archives
 
     /// Decodes a keyed archive whose root object is an expression (a mapping model's `valueexpressiondata`).
     /// Throws an `NSError` (NSCocoaErrorDomain, `NSCoderReadCorruptError` 4864) for anything else.
-    static func expression(fromArchive data: Data) throws -> NSExpression {
+    package static func expression(fromArchive data: Data) throws -> NSExpression {
         do {
             let reader = try KeyedArchiveReader(data: data)
             return try decodeExpression(try reader.root(), in: reader)
@@ -69,7 +76,7 @@ enum PredicateArchiving {
         }
     }
 
-    static func corruptArchiveError(_ what: String, _ error: Error) -> NSError {
+    package static func corruptArchiveError(_ what: String, _ error: Error) -> NSError {
         CoreDataError.make(CocoaError.coderReadCorrupt.rawValue, "The data is not a keyed archive of an \(what): \(error)")
     }
 
@@ -79,7 +86,7 @@ enum PredicateArchiving {
     static let predicateUtilitiesClassName = "_NSPredicateUtilities"
 
     /// Decodes object `index` of an archive as an expression.
-    static func decodeExpression(_ index: Int, in reader: KeyedArchiveReader, depth: Int = 0) throws(KeyedArchiveError) -> NSExpression {
+    package static func decodeExpression(_ index: Int, in reader: KeyedArchiveReader, depth: Int = 0) throws(KeyedArchiveError) -> NSExpression {
         guard depth < KeyedArchive.maximumGraphDepth else { throw KeyedArchiveError(description: "expression nested too deeply") }
         func sub(_ key: String) throws(KeyedArchiveError) -> NSExpression {
             try decodeExpression(try reader.requiredReference(key, of: index), in: reader, depth: depth + 1)
@@ -166,7 +173,7 @@ enum PredicateArchiving {
     }
 
     /// Decodes object `index` of an archive as a predicate.
-    static func decodePredicate(_ index: Int, in reader: KeyedArchiveReader, depth: Int = 0) throws(KeyedArchiveError) -> NSPredicate {
+    package static func decodePredicate(_ index: Int, in reader: KeyedArchiveReader, depth: Int = 0) throws(KeyedArchiveError) -> NSPredicate {
         guard depth < KeyedArchive.maximumGraphDepth else { throw KeyedArchiveError(description: "predicate nested too deeply") }
         switch reader.className(index) {
         case "NSTruePredicate": return NSPredicate(value: true)
@@ -217,7 +224,7 @@ enum PredicateArchiving {
     private static let expressionClasses = ["NSExpression", "NSObject"]
 
     /// Encodes `expression` into `writer` and returns its reference.
-    static func encode(_ expression: NSExpression, into writer: inout KeyedArchiveWriter) throws(KeyedArchiveError) -> PropertyListObject {
+    package static func encode(_ expression: NSExpression, into writer: inout KeyedArchiveWriter) throws(KeyedArchiveError) -> PropertyListObject {
         func object(_ className: String, _ type: Int, _ fields: [String: PropertyListObject], superclasses: [String] = []) -> PropertyListObject {
             var all = fields
             all["NSExpressionType"] = .integer(Int64(type))
@@ -288,7 +295,7 @@ enum PredicateArchiving {
     }
 
     /// Encodes `predicate` into `writer` and returns its reference.
-    static func encode(_ predicate: NSPredicate, into writer: inout KeyedArchiveWriter) throws(KeyedArchiveError) -> PropertyListObject {
+    package static func encode(_ predicate: NSPredicate, into writer: inout KeyedArchiveWriter) throws(KeyedArchiveError) -> PropertyListObject {
         let predicateClasses = ["NSPredicate", "NSObject"]
         switch predicate {
         case let comparison as NSComparisonPredicate:

@@ -52,7 +52,7 @@ extension PropertyListObject {
     /// ```swift
     /// let metadata = try PropertyListObject.foundationPropertyList(from: blob) as? [String: Any]
     /// ```
-    static func foundationPropertyList<Bytes: DataProtocol>(from data: Bytes) throws(BinaryPropertyListError) -> Any {
+    package static func foundationPropertyList<Bytes: DataProtocol>(from data: Bytes) throws(BinaryPropertyListError) -> Any {
         let data = Data(data)
         if data.starts(with: Array("bplist00".utf8)) { return try BinaryPropertyList.read(data).foundationObject() }
         let start = data.prefix(256).drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }

@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreDataSupport
 
 /// A reader of XML property lists (`<plist version="1.0">…</plist>`, as `PropertyListSerialization` writes them) on
 /// OpenCoreData's own XML reader, for store metadata: swift-corelibs-foundation's reader leaks memory on every

@@ -1,3 +1,5 @@
+@_spi(OpenSwiftData) import OpenCoreDataSupport
+
 /// The variable names a migration's expressions can use (Apple's constants).
 public let NSMigrationManagerKey = "manager"
 /// The variable holding the source instance in a property mapping's value expression.

@@ -51,7 +51,7 @@ extension NSMigrationManager {
 
 extension NSMigrationManager: PredicateFunctionTarget {
     /// The migration manager's methods mapping expressions call with `FUNCTION($manager, …)`.
-    func invokePredicateFunction(_ selector: String, arguments: [Any?]) throws -> Any? {
+    package func invokePredicateFunction(_ selector: String, arguments: [Any?]) throws -> Any? {
         switch selector {
         case "destinationInstancesForEntityMappingNamed:sourceInstances:":
             guard let name = arguments.first as? String else { throw PredicateError.evaluation("\(selector) needs an entity mapping name") }

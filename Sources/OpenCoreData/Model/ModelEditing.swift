@@ -1,4 +1,5 @@
 import Synchronization
+@_spi(OpenSwiftData) import OpenCoreDataSupport
 
 /// A value computed once from a frozen model and kept for every later reader.
 ///

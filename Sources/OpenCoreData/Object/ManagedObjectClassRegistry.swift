@@ -1,4 +1,5 @@
 import Synchronization
+@_spi(OpenSwiftData) import OpenCoreDataSupport
 
 /// Finds the `NSManagedObject` subclass of an entity (from its `managedObjectClassName`) and the entity of a
 /// subclass. Model files carry class names without a reliable module, so the lookup tries, in order: classes

@@ -9,14 +9,14 @@ import Foundation
 /// DecimalConversion.double(Decimal(string: "12345.6789")!)   // 12345.6789
 /// DecimalConversion.decimal(0.1)                             // 0.1, not 0.1000000000000000055…
 /// ```
-enum DecimalConversion {
+package enum DecimalConversion {
     /// The double nearest `decimal`.
-    static func double(_ decimal: Decimal) -> Double {
+    package static func double(_ decimal: Decimal) -> Double {
         Double(decimal.description) ?? NSDecimalNumber(decimal: decimal).doubleValue
     }
 
     /// The decimal with the shortest text that reads back as `double`.
-    static func decimal(_ double: Double) -> Decimal {
+    package static func decimal(_ double: Double) -> Decimal {
         guard double.isFinite else { return Decimal(double) }
         return Decimal(string: "\(double)", locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(double)
     }

@@ -16,18 +16,27 @@ public protocol PredicateEntityNaming {
 /// ```swift
 /// EntityKind(name: "Trip").matches(businessTripEntity)   // true: BusinessTrip is a sub-entity of Trip
 /// ```
-struct EntityKind: Hashable, Sendable, CustomStringConvertible {
-    let name: String
+package struct EntityKind: Hashable, Sendable, CustomStringConvertible {
+    package let name: String
 
     /// Whether `entity` is the named entity or inherits from it.
-    func matches(_ entity: NSEntityDescription) -> Bool {
-        var current: NSEntityDescription? = entity
+    func matches(_ entity: any KindTestedEntity) -> Bool {
+        var current: (any KindTestedEntity)? = entity
         while let candidate = current {
             if candidate.name == name { return true }
-            current = candidate.superentity
+            current = candidate.kindTestParent
         }
         return false
     }
 
-    var description: String { "kind of \(name)" }
+    package var description: String { "kind of \(name)" }
+}
+
+/// An entity as a kind-of test (``EntityKind``) sees it: its name and the entity it inherits from. The model layer's
+/// `NSEntityDescription` conforms; the predicate layer, below it, names only this.
+package protocol KindTestedEntity: AnyObject {
+    /// The entity's name.
+    var name: String? { get }
+    /// The entity it inherits from; nil for a root entity.
+    var kindTestParent: (any KindTestedEntity)? { get }
 }

@@ -1,11 +1,12 @@
 import Foundation
+import OpenCoreDataSupport
 
 /// The arguments of a format string: C variadic arguments (`NSPredicate(format:_:)`) or an array
 /// (`NSPredicate(format:argumentArray:)`).
 ///
 /// Values are recovered by dynamic casts of the original arguments (a class instance's C encoding is just its
 /// pointer), falling back to the C encoding only for number conversions of types this layer does not know.
-enum FormatArguments {
+package enum FormatArguments {
     case variadic([any CVarArg])
     case array([Any])
 
@@ -38,7 +39,7 @@ enum FormatArguments {
     func integer(_ index: Int, length: String, unsigned: Bool) -> Any? {
         let value = raw(index)
         let bits: Int64
-        if let integer = ValueConversion.exactly(value, Int.self) {
+        if let integer = ExactCast.exactly(value, Int.self) {
             bits = Int64(integer)   // the usual argument, without the general normalization's casts
         } else if let number = PredicateValue.normalize(value).flatMap(PredicateNumber.init) {
             if let integer = number.int64Value {
@@ -69,7 +70,7 @@ enum FormatArguments {
     func floatingPoint(_ index: Int) -> Double? {
         let value = raw(index)
         // A `Double` (the usual argument) without the general normalization's casts (about 4,000 instructions).
-        if let double = ValueConversion.exactly(value, Double.self) { return double }
+        if let double = ExactCast.exactly(value, Double.self) { return double }
         if let number = PredicateValue.normalize(value).flatMap(PredicateNumber.init) { return number.doubleValue }
         if let word = Self.foreignEncoding(value) {
             return Double(bitPattern: UInt64(bitPattern: Int64(word)))

@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreDataSupport
 
 /// Values as Apple's Foundation hands them out where they leave the library (a constant's `constantValue`, an
 /// expression's value, a key path through a collection operator, a dictionary fetch, a compiled model's `userInfo`).
@@ -14,20 +15,20 @@ import Foundation
 /// FoundationBridging.object([1, 2]) as? [Double]       // [1.0, 2.0]
 /// FoundationBridging.object("a") as? String            // "a" (strings, dates, data, objects are left alone)
 /// ```
-enum FoundationBridging {
+package enum FoundationBridging {
     /// Collections nested deeper than this are left as they are.
     private static let maximumDepth = 32
 
     /// `value` in Apple's form: Swift numbers and booleans as `NSNumber`, `Decimal` as `NSDecimalNumber`, arrays,
     /// sets and dictionaries element by element (a new collection only when an element changes), optionals
     /// unwrapped; anything else as it is.
-    static func object(_ value: Any?) -> Any? {
+    package static func object(_ value: Any?) -> Any? {
         guard let value else { return nil }
         return object(value, depth: 0)
     }
 
     /// ``object(_:)`` for a value known to be present.
-    static func object(_ value: Any) -> Any {
+    package static func object(_ value: Any) -> Any {
         object(value, depth: 0)
     }
 
@@ -40,7 +41,7 @@ enum FoundationBridging {
     /// row["done"] = FoundationBridging.containerElement(true)
     /// row["done"] as? Int   // 1
     /// ```
-    static func containerElement(_ value: Any) -> Any {
+    package static func containerElement(_ value: Any) -> Any {
         let bridged = object(value)
         // Linux Foundation's Boolean NSNumbers are the two shared CFBoolean instances.
         guard type(of: bridged) is NSNumber.Type, let number = bridged as? NSNumber,
@@ -63,8 +64,8 @@ enum FoundationBridging {
             return nil
         }
         guard depth < maximumDepth else { return nil }
-        if let set = exactly(value, Set<AnyHashable>.self) { return bridgedSet(set, depth: depth) }
-        if let array = exactly(value, [Any].self) { return mapped(array, depth: depth) }
+        if let set = ExactCast.exactly(value, Set<AnyHashable>.self) { return bridgedSet(set, depth: depth) }
+        if let array = ExactCast.exactly(value, [Any].self) { return mapped(array, depth: depth) }
         if let array = value as? [Any] { return mapped(array, depth: depth) }
         if let set = value as? Set<AnyHashable> { return bridgedSet(set, depth: depth) }
         if let dictionary = value as? [String: Any] {
@@ -99,12 +100,6 @@ enum FoundationBridging {
             }
         }
         return result
-    }
-
-    /// `value` when its type is exactly `Wanted` (found by opening the existential: no dynamic cast).
-    private static func exactly<Wanted>(_ value: Any, _: Wanted.Type) -> Wanted? {
-        func open<Opened>(_ opened: Opened) -> Wanted? { Opened.self == Wanted.self ? unsafeBitCast(opened, to: Wanted.self) : nil }
-        return _openExistential(value, do: open)
     }
 
     /// The elements bridged, or nil when none changed.

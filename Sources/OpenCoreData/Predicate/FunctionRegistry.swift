@@ -1,3 +1,5 @@
+@_spi(OpenSwiftData) import OpenCoreDataSupport
+
 /// Methods that `FUNCTION(target, 'selector:', …)` can call on your own types. Linux has no Objective-C
 /// runtime to send an arbitrary selector, so a method a mapping model or predicate names is registered with
 /// the closure that performs it; an unregistered selector throws when evaluated.

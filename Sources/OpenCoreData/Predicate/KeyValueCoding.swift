@@ -66,7 +66,7 @@ extension KeyValueCoding {
 }
 
 /// Key-value coding over arbitrary values (see ``KeyValueCoding``).
-enum KeyValueCodingEngine {
+package enum KeyValueCodingEngine {
     /// Collects the first error raised inside a ``KeyValueCoding/value(forKeyPath:)`` default implementation while
     /// the evaluator is running, so that throwing evaluation can rethrow it instead of stopping the program.
     final class ErrorSink: @unchecked Sendable { // Only touched by the thread that installed it (task-local scope).
@@ -79,7 +79,7 @@ enum KeyValueCodingEngine {
 
     /// The value of `keyPath` on `object`, calling a ``KeyValueCoding`` object's own `value(forKeyPath:)` so that it
     /// can customise the lookup.
-    static func value(of object: Any?, forKeyPath keyPath: String) throws -> Any? {
+    package static func value(of object: Any?, forKeyPath keyPath: String) throws -> Any? {
         guard let object = PredicateValue.normalize(object) else { return nil }
         if keyPath.isEmpty { return object }
         if let coding = object as? any KeyValueCoding {

@@ -21,7 +21,7 @@ open class NSCompoundPredicate: NSPredicate, @unchecked Sendable { // Immutable 
 
     /// The logical operator.
     public let compoundPredicateType: LogicalType
-    let predicates: [NSPredicate]
+    package let predicates: [NSPredicate]
 
     /// The subpredicates (`NSPredicate` instances), as Apple types them.
     ///

@@ -48,7 +48,7 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable { // Immutable
     public typealias ExpressionBlock = (Any?, [Any], NSMutableDictionary?) -> Any
 
     /// The tree node behind an expression.
-    enum Node {
+    package enum Node {
         case constant(Any?)
         case evaluatedObject
         case variable(String)
@@ -66,9 +66,9 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable { // Immutable
         case conditional(NSPredicate, NSExpression, NSExpression)
     }
 
-    let node: Node
+    package let node: Node
 
-    init(node: Node) {
+    package init(node: Node) {
         self.node = node
         super.init()
     }
@@ -490,7 +490,7 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable { // Immutable
 
     /// The value in the evaluator's own representation (Swift numbers, not bridged to `NSNumber`), for the library's
     /// own use: stores, derived attributes, migrations and dictionary fetches bridge (or store) it themselves.
-    final func evaluatedValue(with object: Any?, context: NSMutableDictionary?) throws -> Any? {
+    package final func evaluatedValue(with object: Any?, context: NSMutableDictionary?) throws -> Any? {
         var evaluator = PredicateEvaluator(context: context)
         return try evaluator.value(of: self, object: object)
     }
@@ -536,7 +536,7 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable { // Immutable
 }
 
 /// Stands for Apple's `NSPredicateUtilities`, the receiver of the predefined functions (``NSExpression/operand``).
-final class PredicateUtilities: NSObject, @unchecked Sendable { // Stateless singleton.
-    static let shared = PredicateUtilities()
-    override var description: String { "NSPredicateUtilities" }
+package final class PredicateUtilities: NSObject, @unchecked Sendable { // Stateless singleton.
+    package static let shared = PredicateUtilities()
+    package override var description: String { "NSPredicateUtilities" }
 }

@@ -15,13 +15,13 @@ import Foundation
 /// (`import class OpenCoreData.NSPredicate`), because swift-corelibs-foundation declares classes of the same names.
 open class NSPredicate: NSObject, NSCopying, _PredicateFormatInitializable, @unchecked Sendable { // Immutable after init; a block predicate's closure is called, never changed.
     /// What a plain `NSPredicate` is (its subclasses override the behaviour instead).
-    enum Kind {
+    package enum Kind {
         case value(Bool)
         case block((Any?, [String: Any]?) -> Bool)
         case subclass
     }
 
-    let kind: Kind
+    package let kind: Kind
 
     init(kind: Kind) {
         self.kind = kind

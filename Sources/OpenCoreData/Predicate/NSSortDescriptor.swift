@@ -238,7 +238,7 @@ open class NSSortDescriptor: NSObject, NSCopying, @unchecked Sendable { // Immut
     // MARK: Sorting
 
     /// A stable sort by several descriptors (the first decides, later ones break ties), throwing on incomparable values.
-    static func sorted<Element>(_ elements: [Element], using descriptors: [NSSortDescriptor]) throws -> [Element] {
+    package static func sorted<Element>(_ elements: [Element], using descriptors: [NSSortDescriptor]) throws -> [Element] {
         guard !descriptors.isEmpty, elements.count > 1 else { return elements }
         var failure: (any Error)?
         let order = elements.indices.sorted { i, j in

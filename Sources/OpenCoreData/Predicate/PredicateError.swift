@@ -29,11 +29,11 @@ public enum PredicateErrorKey {
 }
 
 /// Builders for the predicate layer's `NSError`s (see ``PredicateErrorKey``).
-enum PredicateError {
+package enum PredicateError {
     /// The error code of every predicate error: Cocoa's `NSFormattingError`.
-    static let code = 2048
+    package static let code = 2048
 
-    static func parse(_ message: String, format: String, offset: Int, token: String, expected: String?) -> NSError {
+    package static func parse(_ message: String, format: String, offset: Int, token: String, expected: String?) -> NSError {
         var description = "Unable to parse the format string \"\(format)\": \(message) at offset \(offset) (found \(token))"
         if let expected { description += "; expected \(expected)" }
         var info: [String: Any] = [
@@ -48,7 +48,7 @@ enum PredicateError {
         return NSError(domain: NSCocoaErrorDomain, code: code, userInfo: info)
     }
 
-    static func evaluation(_ message: String) -> NSError {
+    package static func evaluation(_ message: String) -> NSError {
         let description = "Unable to evaluate: \(message)"
         return NSError(domain: NSCocoaErrorDomain, code: code, userInfo: [
             NSLocalizedDescriptionKey: description,
@@ -58,7 +58,7 @@ enum PredicateError {
     }
 
     /// The message that the non-throwing Apple forms stop the program with.
-    static func message(of error: any Error) -> String {
+    package static func message(of error: any Error) -> String {
         (error as NSError).localizedDescription
     }
 }

@@ -9,9 +9,9 @@ import Foundation
 /// `compare:`, `caseInsensitiveCompare:`; on numbers the value accessors and `stringValue`; on collections `count`,
 /// `firstObject`, `lastObject`, `objectAtIndex:`, `containsObject:`, `allObjects`; on every value `isEqual:`,
 /// `description`; and any key of a key-value coding value (`FUNCTION(person, 'name')`).
-enum PredicateFunctions {
+package enum PredicateFunctions {
     /// Selector → number of arguments (`nil`: one collection, or the values themselves).
-    static let table: [String: Int?] = [
+    package static let table: [String: Int?] = [
         "sum:": nil, "count:": nil, "min:": nil, "max:": nil, "average:": nil, "median:": nil, "mode:": nil, "stddev:": nil,
         "add:to:": 2, "from:subtract:": 2, "multiply:by:": 2, "divide:by:": 2, "modulus:by:": 2,
         "sqrt:": 1, "log:": 1, "ln:": 1, "raise:toPower:": 2, "exp:": 1, "floor:": 1, "ceiling:": 1, "abs:": 1,
@@ -387,7 +387,7 @@ enum PredicateFunctions {
 
 /// A value that answers `FUNCTION(value, 'selector', …)` itself: layers above the predicate language (Core Data's
 /// `NSFetchRequestExpression`) plug their own evaluation in through it.
-protocol PredicateFunctionTarget {
+package protocol PredicateFunctionTarget {
     /// The result of calling `selector` with `arguments` on this value.
     func invokePredicateFunction(_ selector: String, arguments: [Any?]) throws -> Any?
 }

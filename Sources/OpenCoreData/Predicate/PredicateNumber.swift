@@ -3,14 +3,14 @@ import Foundation
 /// A number read from any of Swift's or Foundation's numeric representations, so that predicates compare and compute
 /// numerically whatever the storage type (`Int8`…`UInt64`, `Float`, `Double`, `Bool`, `Decimal`, `NSNumber`,
 /// `NSDecimalNumber`).
-enum PredicateNumber: CustomStringConvertible {
+package enum PredicateNumber: CustomStringConvertible {
     case int(Int64)
     case uint(UInt64)
     case double(Double)
     case decimal(Decimal)
 
     /// Reads `value` as a number; `nil` when it is not one (strings are never numbers).
-    init?(_ value: Any) {
+    package init?(_ value: Any) {
         // Foundation objects first: a bridged cast such as `NSNumber as? Int` would lose the storage type.
         if let number = value as? NSNumber, type(of: value) is NSNumber.Type {
             self.init(number: number)
@@ -36,7 +36,7 @@ enum PredicateNumber: CustomStringConvertible {
         }
     }
 
-    init(number: NSNumber) {
+    package init(number: NSNumber) {
         if let decimal = number as? NSDecimalNumber, type(of: number) is NSDecimalNumber.Type {
             self = .decimal(decimal.decimalValue)
             return
@@ -54,7 +54,7 @@ enum PredicateNumber: CustomStringConvertible {
 
     /// Folds a `Double` that holds an exact integer back to an integer (used after arithmetic that went through
     /// floating point only because of overflow checks).
-    var doubleValue: Double {
+    package var doubleValue: Double {
         switch self {
         case .int(let v): return Double(v)
         case .uint(let v): return Double(v)
@@ -92,7 +92,7 @@ enum PredicateNumber: CustomStringConvertible {
     }
 
     /// The value as a Foundation-friendly Swift value (`Int`, `UInt64`, `Double` or `Decimal`).
-    var value: Any {
+    package var value: Any {
         switch self {
         case .int(let v): return Int(v)
         case .uint(let v): return v
@@ -101,7 +101,7 @@ enum PredicateNumber: CustomStringConvertible {
         }
     }
 
-    var description: String { "\(value)" }
+    package var description: String { "\(value)" }
 
     /// Numeric comparison across representations. NaN compares unordered (never the same).
     func compare(_ other: PredicateNumber) -> ComparisonResult? {
@@ -127,10 +127,10 @@ enum PredicateNumber: CustomStringConvertible {
 
     // MARK: Arithmetic
 
-    enum Operation { case add, subtract, multiply }
+    package enum Operation { case add, subtract, multiply }
 
     /// `+`, `-` and `*`: integers stay integers unless the result overflows, which falls back to `Double`.
-    static func apply(_ operation: Operation, _ a: PredicateNumber, _ b: PredicateNumber) -> PredicateNumber {
+    package static func apply(_ operation: Operation, _ a: PredicateNumber, _ b: PredicateNumber) -> PredicateNumber {
         if case .int(let x) = a, case .int(let y) = b {
             let (result, overflow): (Int64, Bool)
             switch operation {

@@ -12,7 +12,7 @@ import Foundation
 /// Whether a `(` in predicate position opens a predicate or an expression (`(a + 1) * 2 > 3`) is decided before
 /// parsing, in one linear pass over the tokens, by whether the group holds a predicate token at its own level — so
 /// parsing never backtracks. Nesting deeper than ``maximumDepth`` throws instead of exhausting the stack.
-struct PredicateParser {
+package struct PredicateParser {
     /// The deepest nesting of parentheses, operators and function calls accepted.
     static let maximumDepth = 200
 
@@ -40,7 +40,7 @@ struct PredicateParser {
         return predicate
     }
 
-    static func parseExpression(_ format: String, arguments: FormatArguments) throws -> NSExpression {
+    package static func parseExpression(_ format: String, arguments: FormatArguments) throws -> NSExpression {
         let tokens = try PredicateLexer.tokenize(format, arguments: arguments)
         var parser = PredicateParser(format: format, tokens: tokens)
         if case .end = tokens[0].kind { throw parser.error("the format string is empty", expected: "an expression") }

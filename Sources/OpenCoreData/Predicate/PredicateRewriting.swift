@@ -1,14 +1,16 @@
+import Foundation
+
 /// Rebuilds predicates and expressions with their constants replaced — to turn managed objects into object IDs
 /// (or a store's row views) before a store evaluates a predicate, and IDs into objects for in-memory evaluation.
-enum PredicateRewriting {
+package enum PredicateRewriting {
     /// `predicate` with every constant passed through `transform` (collections element by element).
-    static func rewrite(_ predicate: NSPredicate, _ transform: (Any?) -> Any?) -> NSPredicate {
+    package static func rewrite(_ predicate: NSPredicate, _ transform: (Any?) -> Any?) -> NSPredicate {
         rewrite(predicate, transform, replacing: nil)
     }
 
     /// `predicate` with every constant passed through `transform`, and every expression for which `replacement`
     /// returns a value replaced by it.
-    static func rewrite(_ predicate: NSPredicate, _ transform: (Any?) -> Any?, replacing replacement: ((NSExpression) -> NSExpression?)?) -> NSPredicate {
+    package static func rewrite(_ predicate: NSPredicate, _ transform: (Any?) -> Any?, replacing replacement: ((NSExpression) -> NSExpression?)?) -> NSPredicate {
         switch predicate {
         case let compound as NSCompoundPredicate:
             let subpredicates = compound.subpredicates.compactMap { $0 as? NSPredicate }.map { rewrite($0, transform, replacing: replacement) }
@@ -27,7 +29,7 @@ enum PredicateRewriting {
     }
 
     /// `expression` with every constant passed through `transform`.
-    static func rewrite(_ expression: NSExpression, _ transform: (Any?) -> Any?, replacing replacement: ((NSExpression) -> NSExpression?)? = nil) -> NSExpression {
+    package static func rewrite(_ expression: NSExpression, _ transform: (Any?) -> Any?, replacing replacement: ((NSExpression) -> NSExpression?)? = nil) -> NSExpression {
         if let replaced = replacement?(expression) { return rewrite(replaced, transform) }
         func rewrite(_ expression: NSExpression, _ transform: (Any?) -> Any?) -> NSExpression {
             PredicateRewriting.rewrite(expression, transform, replacing: replacement)

@@ -19,7 +19,7 @@ extension Optional: AnyOptionalBox {
 /// Values keep their original types (`String` or `NSString`, `Int` or `NSNumber`, …); these helpers give every family
 /// one meaning: `nil`, `Optional.none` and `NSNull` are all "no value"; every Swift integer and floating-point type,
 /// `Bool`, `Decimal`, `NSNumber` and `NSDecimalNumber` is a number; `String`, `NSString` and `Substring` are strings.
-enum PredicateValue {
+package enum PredicateValue {
     /// Unwraps nested optionals and maps `NSNull` to `nil`.
     static func normalize(_ value: Any?) -> Any? {
         guard var current = value else { return nil }
@@ -39,7 +39,7 @@ enum PredicateValue {
 
     // MARK: Strings
 
-    static func string(_ value: Any) -> String? {
+    package static func string(_ value: Any) -> String? {
         switch value {
         case let s as String: return s
         case let s as Substring: return String(s)
@@ -173,8 +173,9 @@ enum PredicateValue {
             guard a.count == b.count else { return false }
             return a.allSatisfy { key, value in b[key].map { equal(value, $0, options: options) } ?? false }
         }
-        if let entity = left as? NSEntityDescription, let kind = right as? EntityKind { return kind.matches(entity) }
-        if let kind = left as? EntityKind, let entity = right as? NSEntityDescription { return kind.matches(entity) }
+        // The kind first: a struct's exact-type test, where the protocol cast would search conformances.
+        if let kind = right as? EntityKind, let entity = left as? any KindTestedEntity { return kind.matches(entity) }
+        if let kind = left as? EntityKind, let entity = right as? any KindTestedEntity { return kind.matches(entity) }
         if let a = left as? NSObject, let b = right as? NSObject { return a.isEqual(b) }
         if let a = left as? AnyHashable, let b = right as? AnyHashable { return a == b }
         if let a = left as? IndexSymbol, let b = right as? IndexSymbol { return a == b }

@@ -7,6 +7,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import OpenCoreDataSupport
 
 /// Tells recursive code (the parser, the evaluator) when the current thread's stack is nearly used up, so that hostile
 /// nesting ends in a thrown error on any thread — a 512 KiB secondary thread as well as an 8 MiB main thread, in debug

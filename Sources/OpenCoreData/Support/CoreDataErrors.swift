@@ -1,3 +1,5 @@
+import Foundation
+
 // Core Data's error codes and userInfo keys, with Apple's names and values (CoreDataErrors.h).
 // Every error that comes from input is an NSError in NSCocoaErrorDomain with one of these codes.
 
@@ -124,9 +126,9 @@ public let NSPersistentStoreSaveConflictsErrorKey = "conflictList"
 public let NSSQLiteErrorDomain = "NSSQLiteErrorDomain"
 
 /// Makes the `NSError`s OpenCoreData throws: Cocoa's domain, a Core Data code, a readable message.
-enum CoreDataError {
+package enum CoreDataError {
     /// An error in `NSCocoaErrorDomain` with `code`, a localized description and extra userInfo.
-    static func make(_ code: Int, _ message: String, userInfo: [String: Any] = [:]) -> NSError {
+    package static func make(_ code: Int, _ message: String, userInfo: [String: Any] = [:]) -> NSError {
         var info = userInfo
         info[NSLocalizedDescriptionKey] = message
         return NSError(domain: NSCocoaErrorDomain, code: code, userInfo: info)

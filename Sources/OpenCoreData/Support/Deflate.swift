@@ -5,8 +5,8 @@ import CZlib
 import Foundation
 
 /// Why DEFLATE data could not be inflated.
-struct DeflateError: Error, CustomStringConvertible {
-    let description: String
+package struct DeflateError: Error, CustomStringConvertible {
+    package let description: String
 }
 
 /// Compresses and decompresses raw DEFLATE streams.
@@ -15,13 +15,13 @@ struct DeflateError: Error, CustomStringConvertible {
 /// let packed = try Deflate.deflate(archive)
 /// try Deflate.inflate(packed) == archive  // true
 /// ```
-enum Deflate {
+package enum Deflate {
     /// Inflated data larger than this is refused (a model archive is a few hundred kilobytes; this bounds what a
     /// damaged or hostile store can make the reader allocate).
     static let maximumInflatedSize = 256 << 20
 
     /// Decompresses a complete raw DEFLATE stream; trailing bytes after the final block are refused.
-    static func inflate(_ data: Data) throws(DeflateError) -> Data {
+    package static func inflate(_ data: Data) throws(DeflateError) -> Data {
         var stream = z_stream()
         guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw DeflateError(description: "zlib could not start inflating")
@@ -55,7 +55,7 @@ enum Deflate {
     }
 
     /// Compresses `data` as one raw DEFLATE stream (best compression).
-    static func deflate(_ data: Data) -> Data {
+    package static func deflate(_ data: Data) -> Data {
         var stream = z_stream()
         guard deflateInit2_(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
                             Int32(MemoryLayout<z_stream>.size)) == Z_OK else {

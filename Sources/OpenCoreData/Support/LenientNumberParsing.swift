@@ -1,9 +1,9 @@
 /// Number parsing with NSString's `integerValue`/`doubleValue`/`boolValue` leniency: leading white space,
 /// an optional sign, the longest numeric prefix, and 0 when there is none. Xcode-written model files rely on
 /// it (an "Integer 32" attribute with `defaultValueString="NO"` has the default 0).
-enum LenientNumberParsing {
+package enum LenientNumberParsing {
     /// The integer value of the longest `[+-]?[0-9]+` prefix after white space (clamped to Int64), or 0.
-    static func integerPrefix(_ text: String) -> Int64 {
+    package static func integerPrefix(_ text: String) -> Int64 {
         var scalars = text.unicodeScalars.drop { $0.properties.isWhitespace }
         var negative = false
         if let sign = scalars.first, sign == "-" || sign == "+" {
@@ -22,7 +22,7 @@ enum LenientNumberParsing {
     }
 
     /// The value of the longest `[+-]?digits[.digits][e[+-]digits]` prefix after white space, or 0.
-    static func doublePrefix(_ text: String) -> Double {
+    package static func doublePrefix(_ text: String) -> Double {
         let bytes = Array(text.utf8.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
         var end = 0
         func digits(from start: Int) -> Int {
@@ -47,7 +47,7 @@ enum LenientNumberParsing {
 
     /// NSString's `boolValue`: true if, after white space and an optional sign and leading zeros, the text starts
     /// with Y, y, T, t or a digit 1–9.
-    static func boolValue(_ text: String) -> Bool {
+    package static func boolValue(_ text: String) -> Bool {
         var scalars = text.unicodeScalars.drop { $0.properties.isWhitespace }
         if let sign = scalars.first, sign == "-" || sign == "+" { scalars = scalars.dropFirst() }
         scalars = scalars.drop { $0 == "0" }

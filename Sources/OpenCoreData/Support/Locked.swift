@@ -17,14 +17,17 @@ import Foundation
 @_spi(OpenSwiftData)
 public final class Locked<Value: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: `value` is read and written only inside `withLock`, while holding `lock`.
-    private let lock = NSLock()
+    // `@usableFromInline` (not private): `withLock` is inlined into its callers in other modules, so that its
+    // closure is still specialized away as it was when everything was one module.
+    @usableFromInline let lock = NSLock()
     /// Not checked for exclusive access at run time: `lock` already makes every access exclusive (a nested
     /// `withLock` stops at the lock before it reaches the value), and the check cost a thread-local look-up per call.
-    @exclusivity(unchecked) private var value: Value
+    @usableFromInline @exclusivity(unchecked) var value: Value
 
     public init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.
+    @inlinable
     public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }

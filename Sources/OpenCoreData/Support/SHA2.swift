@@ -3,9 +3,9 @@
 // cost every build minutes for two small functions.
 
 /// SHA-2 digests of byte sequences.
-enum SHA2 {
+package enum SHA2 {
     /// The 32-byte SHA-256 digest of `message`.
-    static func sha256(_ message: some Sequence<UInt8>) -> [UInt8] {
+    package static func sha256(_ message: some Sequence<UInt8>) -> [UInt8] {
         var h: [UInt32] = [
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
         ]
@@ -38,7 +38,7 @@ enum SHA2 {
     }
 
     /// The 64-byte SHA-512 digest of `message`.
-    static func sha512(_ message: some Sequence<UInt8>) -> [UInt8] {
+    package static func sha512(_ message: some Sequence<UInt8>) -> [UInt8] {
         var h: [UInt64] = [
             0x6a09_e667_f3bc_c908, 0xbb67_ae85_84ca_a73b, 0x3c6e_f372_fe94_f82b, 0xa54f_f53a_5f1d_36f1,
             0x510e_527f_ade6_82d1, 0x9b05_688c_2b3e_6c1f, 0x1f83_d9ab_fb41_bd6b, 0x5be0_cd19_137e_2179,

@@ -13,18 +13,19 @@ import Darwin
 /// static let depth = ThreadLocalPointer()
 /// depth.value = UnsafeRawPointer(bitPattern: 1)
 /// ```
-final class ThreadLocalPointer: @unchecked Sendable { // The key is created once; each thread reads and writes its own slot.
+package final class ThreadLocalPointer: @unchecked Sendable { // The key is created once; each thread reads and writes its own slot.
     /// A constant, so reading it takes no exclusivity check (a `var` paid one per read: three per fault made).
-    private let key: pthread_key_t
+    @usableFromInline let key: pthread_key_t
 
-    init() {
+    package init() {
         var key = pthread_key_t()
         pthread_key_create(&key, nil)
         self.key = key
     }
 
     /// This thread's value (nil until set).
-    var value: UnsafeRawPointer? {
+    @inlinable
+    package var value: UnsafeRawPointer? {
         get { pthread_getspecific(key).map { UnsafeRawPointer($0) } }
         set { pthread_setspecific(key, newValue) }
     }

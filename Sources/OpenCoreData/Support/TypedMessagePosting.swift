@@ -11,11 +11,11 @@ import Foundation
 /// ```swift
 /// TypedMessagePosting.postAsync(MyAsyncMessage.makeMessage(notification), subject: coordinator)
 /// ```
-enum TypedMessagePosting {
+package enum TypedMessagePosting {
     /// Posts the main-actor message `make` builds from `notification`. On the main queue it is posted at once, as
     /// Apple's are; from elsewhere (a main-queue context run inline while another thread holds the main queue) it is
     /// posted on the main queue as soon as that is free.
-    static func postOnMainActor<Message: MainActorBridgedMessage>(
+    package static func postOnMainActor<Message: MainActorBridgedMessage>(
         _ type: Message.Type, from notification: Notification, subject: Message.Subject
     ) where Message.Subject: AnyObject {
         // The box carries the values into the main actor's closure: run at once on this thread (the main queue), or
@@ -35,7 +35,7 @@ enum TypedMessagePosting {
     }
 
     /// Posts the asynchronous message built from `notification` (its observers run on tasks of their own).
-    static func postAsync<Message: AsyncBridgedMessage>(
+    package static func postAsync<Message: AsyncBridgedMessage>(
         _ type: Message.Type, from notification: Notification, subject: Message.Subject
     ) where Message.Subject: AnyObject {
         if let message = Message.makeMessage(notification) { NotificationCenter.default.post(message, subject: subject) }
@@ -44,11 +44,11 @@ enum TypedMessagePosting {
 
 /// A main-actor message made from a posted `Notification` (Apple's Foundation requires `makeMessage(_:)` of every
 /// message; Linux Foundation does not, since it does not bridge notifications to messages).
-protocol MainActorBridgedMessage: NotificationCenter.MainActorMessage {
+package protocol MainActorBridgedMessage: NotificationCenter.MainActorMessage {
     @MainActor static func makeMessage(_ notification: Notification) -> Self?
 }
 
 /// An asynchronous message made from a posted `Notification` (see ``MainActorBridgedMessage``).
-protocol AsyncBridgedMessage: NotificationCenter.AsyncMessage {
+package protocol AsyncBridgedMessage: NotificationCenter.AsyncMessage {
     static func makeMessage(_ notification: Notification) -> Self?
 }

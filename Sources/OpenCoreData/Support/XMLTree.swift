@@ -1,3 +1,5 @@
+import Foundation
+
 /// A small, strict XML reader for the files Core Data tools write (model `contents`, mapping models):
 /// elements, attributes, text, CDATA, comments, processing instructions and a DOCTYPE, with the five
 /// predefined entities and character references. It builds a tree and reports the first error with its
@@ -5,50 +7,50 @@
 ///
 /// (Foundation's `XMLParser` lives in FoundationXML on Linux and needs libxml2 at run time; model files
 /// are small and regular, so a self-contained reader is simpler and gives better messages.)
-struct XMLTree {
+package struct XMLTree {
     /// An element: its name, attributes in document order, children and text.
-    final class Element {
-        let name: String
-        let attributes: [(name: String, value: String)]
-        var children: [Element] = []
-        var text = ""
+    package final class Element {
+        package let name: String
+        package let attributes: [(name: String, value: String)]
+        package var children: [Element] = []
+        package var text = ""
         /// Where the element starts, for messages.
-        let line: Int
+        package let line: Int
 
-        init(name: String, attributes: [(name: String, value: String)], line: Int) {
+        package init(name: String, attributes: [(name: String, value: String)], line: Int) {
             self.name = name
             self.attributes = attributes
             self.line = line
         }
 
         /// The value of the attribute `name`, if present.
-        subscript(_ name: String) -> String? {
+        package subscript(_ name: String) -> String? {
             attributes.first(where: { $0.name == name })?.value
         }
 
         /// The child elements named `name`.
-        func children(named name: String) -> [Element] { children.filter { $0.name == name } }
+        package func children(named name: String) -> [Element] { children.filter { $0.name == name } }
 
         /// The first child element named `name`.
-        func child(named name: String) -> Element? { children.first { $0.name == name } }
+        package func child(named name: String) -> Element? { children.first { $0.name == name } }
     }
 
     /// A syntax error with its position.
-    struct SyntaxError: Error, CustomStringConvertible {
-        var line: Int
-        var column: Int
-        var message: String
-        var description: String { "line \(line), column \(column): \(message)" }
+    package struct SyntaxError: Error, CustomStringConvertible {
+        package var line: Int
+        package var column: Int
+        package var message: String
+        package var description: String { "line \(line), column \(column): \(message)" }
     }
 
     /// The document element.
-    let root: Element
+    package let root: Element
 
     /// The deepest element nesting accepted (deeper input is refused, not recursed into).
     static let maximumDepth = 256
 
     /// Parses `data` (UTF-8) into a tree.
-    init(data: Data) throws(SyntaxError) {
+    package init(data: Data) throws(SyntaxError) {
         var reader = Reader(bytes: Array(data))
         root = try reader.parseDocument()
     }

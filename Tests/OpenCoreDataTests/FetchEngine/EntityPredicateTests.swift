@@ -4,6 +4,7 @@ import struct Foundation.UUID
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataPredicate
 
 /// `entity` in predicates: every managed object's entity (key-value coding finds it, as Apple's does), compared with
 /// entity descriptions (`entity == %@` matches that entity only) — and, for Swift predicates' `is` checks, with a kind

@@ -1,5 +1,6 @@
 import Testing
 @testable import OpenCoreData
+@testable import OpenCoreDataFoundation
 
 /// Damaged and hostile archives — transformable columns of foreign or corrupt stores — give nil without
 /// stopping the process, where Linux Foundation's NSKeyedUnarchiver alone would stop it for several of them.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataFoundation
 
 /// Predicates and expressions as Apple's keyed archives: the mapping-model expressions of the corpus decode
 /// to the expressions Xcode shows for them, every kind of predicate and expression survives an

@@ -1,5 +1,6 @@
 import Testing
 @testable import OpenCoreData
+@testable import OpenCoreDataFoundation
 
 /// The app class of the CoreDataPlus test store, archived there as `"CoreDataPlus_Tests.Cover"`. Its name
 /// here is `OpenCoreDataTests.Cover`; the unqualified names match.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataFoundation
 
 /// Compiled mapping models (`.cdm`): the keyed archive Xcode compiles an `.xcmappingmodel` into, with Apple's classes
 /// and keys (`NSMappingModel` → `NSEntityMappings`; `NSEntityMapping` → `NSMappingName`, `NSMappingType`, …;

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataFoundation
 
 /// Compiled models: every corpus XML model compiles to a `.mom` that `NSManagedObjectModel(contentsOf:)` loads with
 /// the same entity hashes and structure; `.momd` folders carry their versions, current version and checksums; every

@@ -1,5 +1,6 @@
 import Testing
 @testable import OpenCoreData
+@testable import OpenCoreDataPredicate
 
 /// Adopts KeyPathNaming (and KeyValueCoding) by hand, as managed objects will.
 private struct Author: KeyPathComponentNaming, KeyValueCoding {

@@ -1,6 +1,7 @@
 import Foundation
 import OpenCoreData
 import Testing
+@testable import OpenCoreDataSupport
 
 // Core Data's errors caught the way iOS code catches them: as `CocoaError`, compared with Apple's `CocoaError.Code`
 // names, matched with the static-member patterns, and read through the typed userInfo properties. Expected codes

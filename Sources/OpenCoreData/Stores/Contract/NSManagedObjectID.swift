@@ -1,3 +1,5 @@
+@_spi(OpenSwiftData) import OpenCoreDataSupport
+
 /// A compact, universal identifier for a managed object: its entity, its store and its key there.
 ///
 /// Object IDs are `Sendable` and hashable: pass them between contexts and threads, and get the object back

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(OpenSwiftData) import OpenCoreDataSupport
 
 /// The coordinator's row cache: the last known snapshot of each object, shared by every context on the
 /// coordinator, so that a fault fires without a store round trip when the row is already known

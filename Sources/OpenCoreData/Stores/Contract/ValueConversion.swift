@@ -62,7 +62,7 @@ enum ValueConversion {
     /// The stored form of a value whose type is exactly one of the usual Swift types of `attributeType` (`Int`,
     /// `Int64`, `Int32`, `Int16`, `Bool`, `Double`, `Float`, `String`, `Date`, `Data`, `UUID`, `URL`); nil for any
     /// other value, which the general conversion then takes. One opening of the existential for every candidate type
-    /// (see ``exactly(_:_:)``).
+    /// (see `ExactCast.exactly(_:_:)`).
     ///
     /// ```swift
     /// ValueConversion.storedValue(ofUsualType: "a", for: .stringAttributeType)   // .text("a")
@@ -185,24 +185,9 @@ enum ValueConversion {
     /// `value` as a Swift string when it is a `String` or an `NSString` (the class tested by type first: casting an
     /// `NSString` to `String` tries the bridging casts).
     static func string(_ value: Any) -> String? {
-        if let string = exactly(value, String.self) { return string }
+        if let string = ExactCast.exactly(value, String.self) { return string }
         if let string = object(value, as: NSString.self) { return string as String }
         return value as? String
-    }
-
-    /// `value` when its type is exactly the value type `Wanted` (no bridging), found by opening the existential and
-    /// comparing types: a cast (`as?`) runs the runtime's general dynamic cast, about 250 instructions even when the
-    /// value's type is the cast's own.
-    ///
-    /// ```swift
-    /// ValueConversion.exactly("a" as Any, String.self)   // "a"
-    /// ValueConversion.exactly(1 as Any, Int64.self)      // nil: an Int
-    /// ```
-    @inline(__always)
-    static func exactly<Wanted>(_ value: Any, _: Wanted.Type) -> Wanted? {
-        // The bit cast is to the type `Opened` was just found to be: it copies the value as itself.
-        func open<Opened>(_ opened: Opened) -> Wanted? { Opened.self == Wanted.self ? unsafeBitCast(opened, to: Wanted.self) : nil }
-        return _openExistential(value, do: open)
     }
 
     /// `value` when it is an instance of the class `Class` (or of a subclass); `nil` for Swift values, without
