@@ -54,6 +54,13 @@ final class GRDBDatabase {
         }
     }
 
+    /// The rows grouped by flag, with the count, sum and average of their scores (the group-by workload).
+    func groupByFlag() throws -> [(flag: Bool, count: Int64, sum: Double, average: Double)] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT ZFLAG, COUNT(ZSCORE), SUM(ZSCORE), AVG(ZSCORE) FROM ZITEM GROUP BY ZFLAG").map { ($0[0], $0[1], $0[2], $0[3]) }
+        }
+    }
+
     func fetchAllRecords() throws -> [GRDBItem] { try queue.read { try GRDBItem.fetchAll($0) } }
 
     func fetchAllRows() throws -> [(Int64, String, Double)] {

@@ -112,6 +112,26 @@ final class OpenCoreDataStack {
         }
     }
 
+    /// The items grouped by flag, with the count, sum and average of their scores: a dictionary fetch with
+    /// `propertiesToGroupBy` (the group-by workload).
+    func groupByFlag() throws -> [NSDictionary] {
+        try context.performAndWait {
+            let request = NSFetchRequest<NSDictionary>(entityName: "Item")
+            request.resultType = .dictionaryResultType
+            func aggregate(_ function: String, _ name: String, _ type: NSAttributeType) -> NSExpressionDescription {
+                let description = NSExpressionDescription()
+                description.name = name
+                description.expression = NSExpression(forFunction: function, arguments: [NSExpression(forKeyPath: "score")])
+                description.expressionResultType = type
+                return description
+            }
+            request.propertiesToFetch = ["flag", aggregate("count:", "count", .integer64AttributeType),
+                                         aggregate("sum:", "sum", .doubleAttributeType), aggregate("average:", "average", .doubleAttributeType)]
+            request.propertiesToGroupBy = ["flag"]
+            return try context.fetch(request)
+        }
+    }
+
     func editAll() throws {
         try context.performAndWait {
             let request = NSFetchRequest<Item>(entityName: "Item")

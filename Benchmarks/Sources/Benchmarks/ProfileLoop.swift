@@ -13,7 +13,7 @@ enum ProfileLoop {
                 seconds.append(try measured { try stack.insert(rows) })
                 try stack.batchDelete()
             }
-        case "fetch", "faults", "range", "edit", "batchupdate":
+        case "fetch", "faults", "range", "edit", "batchupdate", "groupby":
             try stack.insert(rows)
             for _ in 0..<repetitions {
                 seconds.append(try measured {
@@ -21,6 +21,7 @@ enum ProfileLoop {
                     case "fetch": _ = try stack.fetchAll(asFaults: false)
                     case "faults": _ = try stack.fetchAll(asFaults: true)
                     case "range": for step in 0..<100 { _ = try stack.rangeFetch(Double(step) / 100, Double(step) / 100 + 0.01) }
+                    case "groupby": _ = try stack.groupByFlag()
                     case "batchupdate": try stack.batchUpdate()
                     default: try stack.editAll()
                     }

@@ -101,6 +101,18 @@ final class RawDatabase {
         }
     }
 
+    /// The rows grouped by flag, with the count, sum and average of their scores (the group-by workload).
+    func groupByFlag() -> [(flag: Bool, count: Int64, sum: Double, average: Double)] {
+        let statement = prepare("SELECT ZFLAG, COUNT(ZSCORE), SUM(ZSCORE), AVG(ZSCORE) FROM ZITEM GROUP BY ZFLAG")
+        var result: [(flag: Bool, count: Int64, sum: Double, average: Double)] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            result.append((sqlite3_column_int64(statement, 0) != 0, sqlite3_column_int64(statement, 1),
+                           sqlite3_column_double(statement, 2), sqlite3_column_double(statement, 3)))
+        }
+        sqlite3_finalize(statement)
+        return result
+    }
+
     /// Reads every row, changes two fields of each, writes them back one row at a time (as an ORM does).
     func editAll() {
         let items = self.items()

@@ -75,6 +75,7 @@ for round in 1...options.rounds {
         record("100 indexed range fetches (~1%)", .raw, rows: rows.count, target: 1.3, time {
             for step in 0..<100 { _ = database.rangeFetch(Double(step) / 100, Double(step) / 100 + 0.01).count }
         })
+        record("group by + count, sum, average", .raw, rows: rows.count, target: 1.5, time { _ = database.groupByFlag() })
         record("fetch + edit all + save", .raw, rows: rows.count, target: 2.0, time { database.editAll() })
         record("batch update", .raw, rows: rows.count, target: 1.2, time { database.batchUpdate() })
         record("fetch + delete all + save", .raw, rows: rows.count, target: 2.0, time { database.deleteAll() })
@@ -95,6 +96,7 @@ for round in 1...options.rounds {
         record("100 indexed range fetches (~1%)", .grdb, rows: rows.count, target: 1.3, try time {
             for step in 0..<100 { _ = try database.rangeFetch(Double(step) / 100, Double(step) / 100 + 0.01).count }
         })
+        record("group by + count, sum, average", .grdb, rows: rows.count, target: 1.5, try time { _ = try database.groupByFlag() })
         record("fetch + edit all + save", .grdb, rows: rows.count, target: 2.0, try time { try database.editAll() })
         record("batch update", .grdb, rows: rows.count, target: 1.2, try time { try database.batchUpdate() })
         record("fetch + delete all + save", .grdb, rows: rows.count, target: 2.0, try time { try database.deleteAll() })
@@ -114,6 +116,7 @@ for round in 1...options.rounds {
         record("100 indexed range fetches (~1%)", .openCoreData, rows: rows.count, target: 1.3, try time {
             for step in 0..<100 { _ = try stack.rangeFetch(Double(step) / 100, Double(step) / 100 + 0.01) }
         })
+        record("group by + count, sum, average", .openCoreData, rows: rows.count, target: 1.5, try time { _ = try stack.groupByFlag() })
         record("fetch + edit all + save", .openCoreData, rows: rows.count, target: 2.0, try time { try stack.editAll() })
         record("batch update", .openCoreData, rows: rows.count, target: 1.2, try time { try stack.batchUpdate() })
         record("fetch + delete all + save", .openCoreData, rows: rows.count, target: 2.0, try time { try stack.deleteAll() })

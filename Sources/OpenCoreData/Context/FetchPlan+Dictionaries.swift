@@ -6,7 +6,7 @@
 /// whose value is nil are left out, as Apple's are. Numbers are `NSNumber`s (`FoundationBridging`).
 extension FetchPlan {
     /// One requested column: its result key and how it is computed.
-    private struct Column {
+    struct DictionaryColumn {
         var key: String
         var keyPath: String?
         var expression: NSExpression?
@@ -19,7 +19,7 @@ extension FetchPlan {
         }
     }
 
-    private static func columns(_ properties: [Any]?, entity: NSEntityDescription) throws -> [Column] {
+    private static func columns(_ properties: [Any]?, entity: NSEntityDescription) throws -> [DictionaryColumn] {
         let list: [Any] = properties ?? entity.properties.filter { $0 is NSAttributeDescription && !$0.isTransient }
         return try list.map { item in
             switch item {
@@ -27,14 +27,14 @@ extension FetchPlan {
                 guard let expression = description.expression else {
                     throw CoreDataError.make(NSCoreDataError, "The expression description '\(description.name)' has no expression")
                 }
-                return Column(key: description.name, keyPath: nil, expression: expression, resultType: description.expressionResultType)
+                return DictionaryColumn(key: description.name, keyPath: nil, expression: expression, resultType: description.expressionResultType)
             case let property as NSPropertyDescription:
-                return Column(key: property.name, keyPath: property.name, expression: nil, resultType: (property as? NSAttributeDescription)?.attributeType ?? .objectIDAttributeType)
+                return DictionaryColumn(key: property.name, keyPath: property.name, expression: nil, resultType: (property as? NSAttributeDescription)?.attributeType ?? .objectIDAttributeType)
             case let keyPath as String where keyPath == "objectID" && entity.propertiesByName[keyPath] == nil:
                 // Apple's "objectID" column: each row's object ID, as `expressionForEvaluatedObject()` gives it.
-                return Column(key: keyPath, keyPath: nil, expression: NSExpression.expressionForEvaluatedObject(), resultType: .objectIDAttributeType)
+                return DictionaryColumn(key: keyPath, keyPath: nil, expression: NSExpression.expressionForEvaluatedObject(), resultType: .objectIDAttributeType)
             case let keyPath as String:
-                return Column(key: keyPath, keyPath: keyPath, expression: nil, resultType: .undefinedAttributeType)
+                return DictionaryColumn(key: keyPath, keyPath: keyPath, expression: nil, resultType: .undefinedAttributeType)
             default:
                 throw CoreDataError.make(NSCoreDataError, "propertiesToFetch may hold property descriptions and key-path strings, not \(ValueConversion.typeName(item))")
             }
@@ -52,33 +52,9 @@ extension FetchPlan {
         if groupBy.isEmpty, aggregating, let stray = columns.first(where: { $0.aggregate == nil }) {
             throw CoreDataError.make(NSCoreDataError, "An aggregate fetch without propertiesToGroupBy may not also fetch the per-row property '\(stray.key)'")
         }
-        let objects = try matchingObjects(limited: !aggregating)
         var results: [NSDictionary]
         if aggregating {
-            // Groups in order of first appearance (rows are already sorted), keyed by their grouped values.
-            var order: [NSDictionary] = []
-            var members: [NSDictionary: [NSManagedObject]] = [:]
-            for object in objects {
-                let key = NSMutableDictionary()
-                for column in groupBy { if let value = try value(of: column, for: object) { key[column.key] = value } }
-                let frozen = key.copy() as! NSDictionary
-                if members[frozen] == nil { order.append(frozen) }
-                members[frozen, default: []].append(object)
-            }
-            if groupBy.isEmpty && order.isEmpty { order = [NSDictionary()] }   // aggregates over no rows: one result
-            results = try order.map { key in
-                let dictionary = key.mutableCopy() as! NSMutableDictionary
-                let group = members[key] ?? []
-                for column in columns {
-                    if column.aggregate != nil {
-                        if let value = try aggregateValue(column, over: group) { dictionary[column.key] = value }
-                    } else if let value = key[column.key] {
-                        dictionary[column.key] = value
-                    }
-                }
-                for column in groupBy where !columns.contains(where: { $0.key == column.key }) { dictionary[column.key] = nil }
-                return dictionary
-            }
+            results = try storeGroups(columns: columns, groupBy: groupBy) ?? objectGroups(columns: columns, groupBy: groupBy)
             if let havingPredicate {
                 results = try results.filter { dictionary in
                     var variables: [String: Any] = [:]
@@ -92,7 +68,7 @@ extension FetchPlan {
             if fetchOffset > 0 { results = Array(results.dropFirst(fetchOffset)) }
             if fetchLimit > 0 { results = Array(results.prefix(fetchLimit)) }
         } else {
-            results = try objects.map { object in
+            results = try matchingObjects(limited: true).map { object in
                 let dictionary = NSMutableDictionary()
                 for column in columns { if let value = try value(of: column, for: object) { dictionary[column.key] = value } }
                 return dictionary
@@ -105,8 +81,38 @@ extension FetchPlan {
         return results
     }
 
+    /// The groups of an aggregating fetch computed over the matching objects, in order of first appearance (the
+    /// objects are sorted already), each a dictionary of its grouped values and its aggregates.
+    private func objectGroups(columns: [DictionaryColumn], groupBy: [DictionaryColumn]) throws -> [NSDictionary] {
+        let objects = try matchingObjects(limited: false)
+        // Groups in order of first appearance (rows are already sorted), keyed by their grouped values.
+        var order: [NSDictionary] = []
+        var members: [NSDictionary: [NSManagedObject]] = [:]
+        for object in objects {
+            let key = NSMutableDictionary()
+            for column in groupBy { if let value = try value(of: column, for: object) { key[column.key] = value } }
+            let frozen = key.copy() as! NSDictionary
+            if members[frozen] == nil { order.append(frozen) }
+            members[frozen, default: []].append(object)
+        }
+        if groupBy.isEmpty && order.isEmpty { order = [NSDictionary()] }   // aggregates over no rows: one result
+        return try order.map { key in
+            let dictionary = key.mutableCopy() as! NSMutableDictionary
+            let group = members[key] ?? []
+            for column in columns {
+                if column.aggregate != nil {
+                    if let value = try aggregateValue(column, over: group) { dictionary[column.key] = value }
+                } else if let value = key[column.key] {
+                    dictionary[column.key] = value
+                }
+            }
+            for column in groupBy where !columns.contains(where: { $0.key == column.key }) { dictionary[column.key] = nil }
+            return dictionary
+        }
+    }
+
     /// A column's value for one row (nil when it has none).
-    private func value(of column: Column, for object: NSManagedObject) throws -> Any? {
+    private func value(of column: DictionaryColumn, for object: NSManagedObject) throws -> Any? {
         var value: Any?
         if let keyPath = column.keyPath {
             value = object.value(forKeyPath: keyPath)
@@ -119,7 +125,7 @@ extension FetchPlan {
     }
 
     /// An aggregate column over a group of rows: the function applied to the non-nil values of its argument.
-    private func aggregateValue(_ column: Column, over rows: [NSManagedObject]) throws -> Any? {
+    private func aggregateValue(_ column: DictionaryColumn, over rows: [NSManagedObject]) throws -> Any? {
         guard let expression = column.expression, case .function(nil, let name, let arguments) = expression.node, let argument = arguments.first else { return nil }
         var values: [Any] = []
         for row in rows {
@@ -134,7 +140,7 @@ extension FetchPlan {
     }
 
     /// A value in the representation of an expression result type (integers as integer `NSNumber`s, …).
-    private static func converted(_ value: Any, to type: NSAttributeType) -> Any {
+    static func converted(_ value: Any, to type: NSAttributeType) -> Any {
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
             return ValueConversion.integer(value).map { NSNumber(value: $0) } ?? value

@@ -62,7 +62,7 @@ struct FetchPlan {
     }
 
     /// The context's changed objects that may affect the result.
-    private func pendingObjects() -> (changed: [NSManagedObject], deleted: Set<NSManagedObject>) {
+    func pendingObjects() -> (changed: [NSManagedObject], deleted: Set<NSManagedObject>) {
         guard includesPendingChanges else { return ([], []) }
         context.processPendingChangesInternal()
         var changed = (context.insertedSet.array + context.updatedSet.array).filter { !$0._isDeleted && matchesEntity($0) }
@@ -77,7 +77,7 @@ struct FetchPlan {
     }
 
     /// The predicate a store evaluates: managed objects replaced by their IDs.
-    private var storePredicate: NSPredicate? {
+    var storePredicate: NSPredicate? {
         predicate.map { PredicateRewriting.rewrite($0) { ($0 as? NSManagedObject)?.objectID ?? $0 } }
     }
 
@@ -132,7 +132,7 @@ struct FetchPlan {
     }
 
     /// The stores that hold the entity (of the request's `affectedStores`, when it names some).
-    private func stores() -> [FetchingStore] {
+    func stores() -> [FetchingStore] {
         let model = coordinator.managedObjectModel
         let candidates = affectedStores.map { affected in coordinator.persistentStores.filter { store in affected.contains { $0 === store } } }
             ?? coordinator.persistentStores

@@ -81,3 +81,14 @@ extension NSPersistentStoreCoordinator {
         }
     }
 }
+
+extension NSPersistentStoreCoordinator {
+    /// Runs a grouped aggregate fetch in `store`, under the lock; nil when the store cannot express it (or was removed
+    /// since the caller chose it: the caller's fallback then finds no rows either).
+    func aggregate(_ request: StoreAggregateRequest, from store: AggregatingStore, for requestContext: StoreRequestContext) throws -> [StoreAggregateGroup]? {
+        try withLock {
+            guard store.persistentStoreCoordinator === self else { return nil }
+            return try store.aggregate(request, requestContext: requestContext)
+        }
+    }
+}

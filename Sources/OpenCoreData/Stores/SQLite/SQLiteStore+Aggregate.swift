@@ -1,0 +1,82 @@
+import Foundation
+
+/// Grouped aggregates as one SQL query (`GROUP BY`), so that a dictionary fetch of sums or counts per group reads no
+/// row into an object. For example, moods per country with their average rating:
+/// ```sql
+/// SELECT t0.ZCOUNTRYCODE, COUNT(t0.ZRATING), AVG(t0.ZRATING) FROM ZMOOD t0 WHERE t0.ZRATING >= ?1
+/// GROUP BY t0.ZCOUNTRYCODE ORDER BY MIN(t0.Z_PK)
+/// ```
+extension SQLiteStore: AggregatingStore {
+    func aggregate(_ request: StoreAggregateRequest, requestContext: StoreRequestContext) throws -> [StoreAggregateGroup]? {
+        var compiler = SQLiteFetchCompiler(schema: schema, entity: request.entity)
+        var conditions: [String] = []
+        if let entityCondition = compiler.entityCondition(includesSubentities: request.includesSubentities) { conditions.append(entityCondition) }
+        let groupColumns: [String], aggregateTerms: [String], orderTerms: [String]
+        do {
+            if let predicate = request.predicate { conditions.append(try compiler.condition(predicate)) }
+            groupColumns = try request.groupBy.map { try column(of: $0, compiler: &compiler) }
+            aggregateTerms = try request.aggregates.map { aggregate in
+                let column = try column(of: aggregate.attribute, compiler: &compiler)
+                switch aggregate.function {
+                case .count: return "COUNT(\(column))"
+                case .sum: return "SUM(\(column))"
+                case .average: return "AVG(\(column))"
+                case .min: return "MIN(\(column))"
+                case .max: return "MAX(\(column))"
+                }
+            }
+            orderTerms = try compiler.orderBy(request.sortDescriptors)
+        } catch let untranslatable as SQLiteFetchCompiler.Untranslatable {
+            logger.debug("grouping \(request.entity.name ?? "?") rows in memory: \(untranslatable.reason)")
+            return nil
+        }
+        var sql = "SELECT " + (groupColumns + aggregateTerms).joined(separator: ", ") + " FROM \(compiler.fromClause)"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        if !groupColumns.isEmpty { sql += " GROUP BY " + groupColumns.joined(separator: ", ") }
+        // Equal sort keys keep the order of each group's first row, as groups made from sorted rows do.
+        sql += " ORDER BY " + (orderTerms + ["MIN(t0.Z_PK)"]).joined(separator: ", ")
+        let statement = try readConnection(for: requestContext).cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(compiler.arguments)
+        var groups: [StoreAggregateGroup] = []
+        do {
+            while try statement.step() {
+                var group = StoreAggregateGroup(groupValues: [], aggregateValues: [])
+                for (index, attribute) in request.groupBy.enumerated() {
+                    group.groupValues.append(SQLiteValueCodec.storedValue(statement.value(at: Int32(index)), for: attribute.attributeType))
+                }
+                for (offset, aggregate) in request.aggregates.enumerated() {
+                    let value = statement.value(at: Int32(request.groupBy.count + offset))
+                    group.aggregateValues.append(Self.storedValue(value, of: aggregate))
+                }
+                groups.append(group)
+            }
+        } catch let error as NSError where (error.userInfo[SQLiteErrorKey.message] as? String)?.contains("integer overflow") == true {
+            // A sum past Int64: the context sums the values itself (in wider arithmetic).
+            logger.debug("summing \(request.entity.name ?? "?") rows in memory: integer overflow in SQL")
+            return nil
+        }
+        return groups
+    }
+
+    /// The column of an attribute of the fetched entity, in the compiler's fetched table.
+    private func column(of attribute: NSAttributeDescription, compiler: inout SQLiteFetchCompiler) throws -> String {
+        guard case .value(let sql, _, _) = try compiler.resolve([attribute.name], in: 0) else {
+            throw SQLiteFetchCompiler.Untranslatable(reason: "grouped or aggregated key \(attribute.name)")
+        }
+        return sql
+    }
+
+    /// An aggregate's value in stored form: counts and sums as SQLite computes them, extremes decoded as their
+    /// attribute's values are.
+    private static func storedValue(_ value: SQLiteValue, of aggregate: StoreAggregateRequest.Aggregate) -> StoredValue {
+        switch (aggregate.function, value) {
+        case (.sum, .null): return .integer(0)   // a sum of no value is 0, as the in-memory sum's
+        case (_, .null): return .null
+        case (.min, _), (.max, _): return SQLiteValueCodec.storedValue(value, for: aggregate.attribute.attributeType)
+        case (_, .integer(let integer)): return .integer(integer)
+        case (_, .real(let real)): return .real(real)
+        default: return .null
+        }
+    }
+}
