@@ -97,11 +97,11 @@ enum ProfileLoop {
             for phase in ["fetch parents", "fetch parents, prefetch children", "read children", "reset", "fetch children (no relationships)", "reset after it"] {
                 print("\(phase): median \(median(phases[phase] ?? [])) s")
             }
-        case "raw-insert", "raw-fetch", "raw-range", "raw-delete", "raw-traverse":   // raw SQLite's side, for instruction counts
+        case "raw-insert", "raw-fetch", "raw-range", "raw-delete", "raw-traverse", "raw-groupby":   // raw SQLite's side, for instruction counts
             let raw = RawDatabase(path: freshStorePath("raw-profile.sqlite"))
             RawDatabase.createSchema(raw)
             if workload == "raw-traverse" { raw.insertFamilies(parents: parents, children: rows.count) }
-            if workload == "raw-fetch" || workload == "raw-range" { raw.insert(rows) }
+            if workload == "raw-fetch" || workload == "raw-range" || workload == "raw-groupby" { raw.insert(rows) }
             for _ in 0..<repetitions {
                 switch workload {
                 case "raw-insert":
@@ -109,6 +109,8 @@ enum ProfileLoop {
                     raw.batchDelete()
                 case "raw-fetch":
                     seconds.append(measured { _ = raw.items().count })
+                case "raw-groupby":
+                    seconds.append(measured { _ = raw.groupByFlag() })
                 case "raw-range":
                     seconds.append(measured { for step in 0..<100 { _ = raw.rangeFetch(Double(step) / 100, Double(step) / 100 + 0.01).count } })
                 case "raw-delete":

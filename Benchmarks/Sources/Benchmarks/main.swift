@@ -11,7 +11,7 @@ struct Options {
     var memoryChild: Implementation?
     /// `--only raw,grdb,ocd`: run only these implementations (for profiling one; skips memory and the shell check).
     var only: Set<Implementation>?
-    /// `--profile fetch|faults|range|insert|batchinsert|edit|batchupdate|delete|prefetch|traverse|traversephases|children|coldtraverse`, and raw-insert|raw-fetch|raw-range|raw-delete|raw-traverse (and the batch-update probes
+    /// `--profile fetch|faults|range|groupby|insert|batchinsert|edit|batchupdate|delete|prefetch|traverse|traversephases|children|coldtraverse`, and raw-insert|raw-fetch|raw-range|raw-groupby|raw-delete|raw-traverse (and the batch-update probes
     /// editbatchupdate, fetchbatchupdate, rawbatchupdate, walsize): repeat one OpenCoreData workload 10 times and exit
     /// (for `perf record` of that workload alone).
     var profile: String?
