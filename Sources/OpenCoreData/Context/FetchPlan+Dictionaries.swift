@@ -68,7 +68,7 @@ extension FetchPlan {
             if fetchOffset > 0 { results = Array(results.dropFirst(fetchOffset)) }
             if fetchLimit > 0 { results = Array(results.prefix(fetchLimit)) }
         } else {
-            results = try matchingObjects(limited: true).map { object in
+            results = try storeRowDictionaries(columns: columns) ?? matchingObjects(limited: true).map { object in
                 let dictionary = NSMutableDictionary()
                 for column in columns { if let value = try value(of: column, for: object) { dictionary[column.key] = value } }
                 return dictionary

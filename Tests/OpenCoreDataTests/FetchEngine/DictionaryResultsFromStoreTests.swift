@@ -2,11 +2,11 @@ import Foundation
 import Testing
 @testable import OpenCoreData
 
-/// Dictionary fetches that group and aggregate run in SQL on the SQLite store (`GROUP BY`), realizing no object, and
-/// give what the computation over objects gives: checked on the SQL and the rows, and against the in-memory store's
-/// results (computed over objects) on generated data.
-@Suite("Aggregates in SQL")
-struct AggregateSQLTests {
+/// Dictionary fetches that group and aggregate run in SQL on the SQLite store (`GROUP BY`), and per-row dictionary
+/// fetches are built from the fetched rows: neither realizes an object, and both give what the computation over
+/// objects gives — checked on the SQL and the rows, and against the objects' answer on generated data.
+@Suite("Dictionary results from the store")
+struct DictionaryResultsFromStoreTests {
     /// Sale {region String?, units Int32?, price Double?, day Date?, flag Bool, big Int64}.
     static let model: NSManagedObjectModel = {
         let sale = NSEntityDescription()
@@ -37,14 +37,14 @@ struct AggregateSQLTests {
         context.persistentStoreCoordinator = coordinator
         var random = DifferentialRNG(seed: seed)
         try context.performAndWait {
-            for _ in 0..<count {
+            for index in 0..<count {
                 let sale = NSManagedObject(entity: model.entitiesByName["Sale"]!, insertInto: context)
                 if random.chance(0.9) { sale.setValue(random.pick(["north", "south", "east", "west", "Nord"]), forKey: "region") }
                 if random.chance(0.85) { sale.setValue(random.int(-5...40), forKey: "units") }
                 if random.chance(0.85) { sale.setValue(Double(random.int(0...100_000)) / 100, forKey: "price") }
                 if random.chance(0.8) { sale.setValue(Date(timeIntervalSinceReferenceDate: Double(random.int(0...1_000_000))), forKey: "day") }
                 sale.setValue(random.chance(0.5), forKey: "flag")
-                sale.setValue(Int64(random.int(0...1_000_000)) * 1_000_000, forKey: "big")
+                sale.setValue(Int64(random.int(0...1_000)) * 1_000_000 + Int64(index), forKey: "big")   // unique
             }
             try context.save()
             context.reset()
@@ -182,6 +182,94 @@ struct AggregateSQLTests {
             let description = "case \(index): group by \(groupBy), \(properties.compactMap { ($0 as? NSExpressionDescription)?.expression?.description }), \(format ?? "all")\(sorted ? ", sorted" : "")"
             #expect(sqlite.performAndWait { sqlite.registeredObjects.isEmpty }, "\(description): in SQL")
             #expect(Self.same(fromSQL, fromObjects, ordered: sorted), "\(description)\n SQL: \(fromSQL)\n objects: \(fromObjects)")
+        }
+    }
+
+    // MARK: One dictionary per row
+
+    @Test func perRowDictionariesAreBuiltFromRowsWithoutObjects() throws {
+        let (context, _) = try Self.context(NSSQLiteStoreType, count: 20)
+        let results = try Self.fetch(context) { request in
+            request.propertiesToFetch = ["region", "units", "day", "objectID"]
+            request.sortDescriptors = [NSSortDescriptor(key: "big", ascending: true)]
+        }
+        #expect(results.count == 20)
+        #expect(context.performAndWait { context.registeredObjects.isEmpty }, "no Sale was made")
+        let objects = try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Sale")
+            request.sortDescriptors = [NSSortDescriptor(key: "big", ascending: true)]
+            return try context.fetch(request).map { object in
+                (object.objectID, object.value(forKey: "region") as? String, object.value(forKey: "units") as? Int, object.value(forKey: "day") as? Date)
+            }
+        }
+        for (dictionary, object) in zip(results, objects) {
+            #expect(dictionary["objectID"] as? NSManagedObjectID == object.0)
+            #expect(dictionary["region"] as? String == object.1)
+            #expect((dictionary["units"] as? NSNumber)?.intValue == object.2)
+            #expect(dictionary["day"] as? Date == object.3)
+        }
+    }
+
+    @Test func toOneRelationshipsAndTransformablesComeFromTheRowsAsTheObjectsGiveThem() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("row-dictionaries-\(UUID().uuidString).sqlite")
+        let stack = try MoodyStack(storeType: NSSQLiteStoreType, url: url)
+        let context = stack.context
+        let expected = try context.performAndWait {
+            let country = NSEntityDescription.insertNewObject(forEntityName: "Country", into: context) as! Country
+            country.setValue(Int16(250), forKey: "numericISO3166Code")
+            for rating in 0..<4 {
+                let mood = Mood(context: context)
+                mood.rating = Int16(rating)
+                mood.colors = rating == 0 ? nil : [MoodColor(red: UInt8(rating), green: 2, blue: 3)]
+                if rating != 3 { mood.country = country }
+            }
+            try context.save()
+            let request = NSFetchRequest<Mood>(entityName: "Mood")
+            request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
+            let moods = try context.fetch(request).map { ($0.country?.objectID, $0.colors) }
+            context.reset()
+            return moods
+        }
+        let results = try context.performAndWait {
+            let request = NSFetchRequest<NSDictionary>(entityName: "Mood")
+            request.resultType = .dictionaryResultType
+            request.propertiesToFetch = ["rating", "country", "colors"]
+            request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
+            return try context.fetch(request)
+        }
+        #expect(context.performAndWait { context.registeredObjects.isEmpty }, "no Mood or Country was made")
+        #expect(results.count == expected.count)
+        for (dictionary, (country, colors)) in zip(results, expected) {
+            #expect(dictionary["country"] as? NSManagedObjectID == country, "a to-one as its object ID")
+            #expect(dictionary["colors"] as? [MoodColor] == colors, "a transformable as its transformed value")
+        }
+    }
+
+    /// Generated per-row requests: the rows' dictionaries equal those a child context computes over objects.
+    @Test func rowsAndObjectsAgreeOnGeneratedPerRowRequests() throws {
+        for type in [NSSQLiteStoreType, NSInMemoryStoreType] {
+            let (context, _) = try Self.context(type, count: 120)
+            let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            child.parent = context   // a child computes over objects
+            var random = DifferentialRNG(seed: 23)
+            let keys = ["region", "units", "price", "day", "flag", "big"]
+            let predicates = [nil, "units > 10", "region == 'north' OR price < 100", "day == nil", "flag == YES AND units != nil"]
+            for index in 0..<40 {
+                let properties: [Any] = random.sample(keys, count: random.int(1...4)) + (random.chance(0.3) ? ["objectID"] : [])
+                let format = random.pick(predicates)
+                let ascending = random.chance(0.5)
+                let limit = random.chance(0.3) ? random.int(1...10) : 0, offset = random.chance(0.3) ? random.int(0...20) : 0
+                let configure: (NSFetchRequest<NSDictionary>) -> Void = { request in
+                    request.predicate = format.map { NSPredicate(format: $0) }
+                    request.propertiesToFetch = properties
+                    request.sortDescriptors = [NSSortDescriptor(key: "big", ascending: ascending)]   // unique: one order
+                    request.fetchLimit = limit
+                    request.fetchOffset = offset
+                }
+                let fromRows = try Self.fetch(context, configure: configure), fromObjects = try Self.fetch(child, configure: configure)
+                #expect(context.performAndWait { context.registeredObjects.isEmpty }, "\(type) case \(index): from rows")
+                #expect(Self.same(fromRows, fromObjects), "\(type) case \(index): \(properties), \(format ?? "all")\n rows: \(fromRows)\n objects: \(fromObjects)")
+            }
         }
     }
 
