@@ -1,8 +1,8 @@
 /// A grouped fetch of aggregates, as the coordinator hands it to a store: what a dictionary fetch with
 /// `propertiesToGroupBy` or aggregate expressions (`sum:`, `average:`, `min:`, `max:`, `count:`) asks, when every
 /// part of it is an attribute of the fetched entity. The store answers with one group per distinct combination of the
-/// grouped attributes (one group in all when none is grouped), ordered by the sort descriptors and then by each
-/// group's first row, so that the answer is the one the context computes over objects.
+/// grouped attributes (one group in all when none is grouped); with sort descriptors, ordered by them and then by each
+/// group's first row, so that the answer is the one the context computes over objects (without, in any order).
 ///
 /// ```swift
 /// // SELECT t0.ZCOUNTRY, COUNT(t0.ZRATING), AVG(t0.ZRATING) FROM ZMOOD t0 WHERE … GROUP BY t0.ZCOUNTRY

@@ -4,7 +4,7 @@ import Foundation
 /// row into an object. For example, moods per country with their average rating:
 /// ```sql
 /// SELECT t0.ZCOUNTRYCODE, COUNT(t0.ZRATING), AVG(t0.ZRATING) FROM ZMOOD t0 WHERE t0.ZRATING >= ?1
-/// GROUP BY t0.ZCOUNTRYCODE ORDER BY MIN(t0.Z_PK)
+/// GROUP BY t0.ZCOUNTRYCODE
 /// ```
 extension SQLiteStore: AggregatingStore {
     func aggregate(_ request: StoreAggregateRequest, requestContext: StoreRequestContext) throws -> [StoreAggregateGroup]? {
@@ -33,8 +33,14 @@ extension SQLiteStore: AggregatingStore {
         var sql = "SELECT " + (groupColumns + aggregateTerms).joined(separator: ", ") + " FROM \(compiler.fromClause)"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if !groupColumns.isEmpty { sql += " GROUP BY " + groupColumns.joined(separator: ", ") }
-        // Equal sort keys keep the order of each group's first row, as groups made from sorted rows do.
-        sql += " ORDER BY " + (orderTerms + ["MIN(t0.Z_PK)"]).joined(separator: ", ")
+        if !orderTerms.isEmpty {
+            // Groups with equal sort keys keep the order of their first rows, as groups made from sorted rows do; when
+            // the descriptors name every grouped key, no two groups are equal. (Unsorted groups come in SQLite's
+            // grouping order, as in Apple's SQL: no order is promised.)
+            let sortedKeys = Set(request.sortDescriptors.compactMap(\.key))
+            let tieBreak = request.groupBy.allSatisfy { sortedKeys.contains($0.name) } ? [] : ["MIN(t0.Z_PK)"]
+            sql += " ORDER BY " + (orderTerms + tieBreak).joined(separator: ", ")
+        }
         let statement = try readConnection(for: requestContext).cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(compiler.arguments)
