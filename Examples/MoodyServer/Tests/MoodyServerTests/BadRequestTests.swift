@@ -100,8 +100,14 @@ struct BadRequestTests {
             let otherEntity = "x-coredata://\(storeUUID)/Country/p1".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             let missing = "x-coredata://\(storeUUID)/Mood/p999999".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             let otherStore = "x-coredata://\(UUID().uuidString)/Mood/p1".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-            for path in ["/moods/1", "/moods/abc", "/moods/" + otherEntity, "/moods/" + missing, "/moods/" + otherStore,
-                         "/moods/%25@", "/moods/%E2%9C%93", "/moods/x-coredata%3A%2F%2F%2FMood%2Ft1"] {
+            func idPath(_ uri: String) -> String { "/moods/" + uri.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }
+            var paths = ["/moods/1", "/moods/abc", otherEntity, missing, otherStore].map { $0.hasPrefix("/") ? $0 : "/moods/" + $0 }
+            paths += ["/moods/%25@", "/moods/%E2%9C%93", "/moods/x-coredata%3A%2F%2F%2FMood%2Ft1"]
+            for suffix in ["Mood/p0", "Mood/p-1", "Mood/p99999999999999999999999", "Mood/pabc", "Mood/", "Mood/t1", "Mood/p1%00",
+                           "GeographicRegion/p1", "NoSuchEntity/p1", "Mood", ""] {
+                paths.append(idPath("x-coredata://\(storeUUID)/" + suffix))
+            }
+            for path in paths {
                 let reply = try await server.send(.DELETE, path)
                 #expect(reply.status == 404, "\(path): \(reply.status) \(reply.text)")
                 #expect(reply.errorMessage != nil, "\(path): \(reply.text)")
