@@ -1,7 +1,8 @@
 import Foundation
 
-/// Dictionary fetches that group and aggregate, computed by the store (`GROUP BY` in SQL) when every part of them is
-/// an attribute of the fetched entity, so that no managed object is realized: the groups come back as rows of values.
+/// Dictionary fetches that group and aggregate, computed by the store (`GROUP BY` in SQL) when they group by
+/// attributes and to-one relationships of the fetched entity and aggregate its attributes, so that no managed object
+/// is realized: the groups come back as rows of values (a to-one as its destination's object ID).
 /// The context's own computation over objects (``FetchPlan/dictionaryResults()``) stays for the rest, listed in
 /// DEVIATIONS S12: key paths through relationships, `count:` of a to-many, functions other than `count:`, `sum:`,
 /// `average:`, `min:` and `max:`, sums over decimals, extremes of strings, unsaved changes the fetch must see, child
@@ -25,7 +26,7 @@ extension FetchPlan {
         guard context._parent == nil else { return nil }   // a child's fetch sees its parent's unsaved changes
         let stores = self.stores()
         guard stores.count == 1, let store = stores[0] as? AggregatingStore else { return nil }
-        let grouped = groupBy.map(groupedAttribute)
+        let grouped = groupBy.map(groupedProperty)
         guard grouped.allSatisfy({ $0 != nil }) else { return nil }
         var aggregates: [(key: String, resultType: NSAttributeType, aggregate: StoreAggregateRequest.Aggregate)] = []
         for column in columns where column.aggregate != nil {
@@ -43,7 +44,12 @@ extension FetchPlan {
         return try groups.map { group in
             let dictionary = NSMutableDictionary()
             for (index, column) in groupBy.enumerated() where columns.contains(where: { $0.key == column.key }) {
-                guard let value = ValueConversion.kvcValue(group.groupValues[index], for: request.groupBy[index]) else { continue }
+                let value: Any?
+                switch group.groupValues[index] {
+                case .attribute(let stored): value = ValueConversion.kvcValue(stored, for: request.groupBy[index] as! NSAttributeDescription)
+                case .destination(let objectID): value = objectID
+                }
+                guard let value else { continue }
                 dictionary[column.key] = FoundationBridging.containerElement(Self.converted(value, to: column.resultType))
             }
             for (index, aggregate) in aggregates.enumerated() {
@@ -55,12 +61,14 @@ extension FetchPlan {
         }
     }
 
-    /// The attribute a grouped column names, when the store may group by it: a stored attribute of the entity whose
-    /// values compare equal exactly when their stored forms do.
-    private func groupedAttribute(_ column: DictionaryColumn) -> NSAttributeDescription? {
-        guard let keyPath = column.keyPath, let attribute = entity.propertiesByName[keyPath] as? NSAttributeDescription,
-              !attribute.isTransient
-        else { return nil }
+    /// The property a grouped column names, when the store may group by it: a stored attribute of the entity whose
+    /// values compare equal exactly when their stored forms do, or a to-one relationship (grouped by destination).
+    private func groupedProperty(_ column: DictionaryColumn) -> NSPropertyDescription? {
+        guard let keyPath = column.keyPath else { return nil }
+        if let relationship = entity.propertiesByName[keyPath] as? NSRelationshipDescription {
+            return relationship.isToMany || relationship.isTransient ? nil : relationship
+        }
+        guard let attribute = entity.propertiesByName[keyPath] as? NSAttributeDescription, !attribute.isTransient else { return nil }
         switch attribute.attributeType {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType,
              .doubleAttributeType, .floatAttributeType, .stringAttributeType, .dateAttributeType:

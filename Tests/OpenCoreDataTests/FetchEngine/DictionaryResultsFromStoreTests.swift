@@ -60,9 +60,9 @@ struct DictionaryResultsFromStoreTests {
         return description
     }
 
-    static func fetch(_ context: NSManagedObjectContext, configure: (NSFetchRequest<NSDictionary>) -> Void) throws -> [NSDictionary] {
+    static func fetch(_ context: NSManagedObjectContext, entity: String = "Sale", configure: (NSFetchRequest<NSDictionary>) -> Void) throws -> [NSDictionary] {
         try context.performAndWait {
-            let request = NSFetchRequest<NSDictionary>(entityName: "Sale")
+            let request = NSFetchRequest<NSDictionary>(entityName: entity)
             request.resultType = .dictionaryResultType
             configure(request)
             return try context.fetch(request)
@@ -189,6 +189,45 @@ struct DictionaryResultsFromStoreTests {
                 #expect(keys(fromSQL) == keys(fromObjects), "\(description): order by \(sortedKeys)")
             }
         }
+    }
+
+    @Test func groupsByAToOneRelationshipAreItsDestinationsInSQL() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("group-by-to-one-\(UUID().uuidString).sqlite")
+        let stack = try MoodyStack(storeType: NSSQLiteStoreType, url: url)
+        let context = stack.context
+        var random = DifferentialRNG(seed: 5)
+        try context.performAndWait {
+            let countries = (0..<4).map { code -> Country in
+                let country = NSEntityDescription.insertNewObject(forEntityName: "Country", into: context) as! Country
+                country.setValue(Int16(code), forKey: "numericISO3166Code")
+                return country
+            }
+            for _ in 0..<60 {
+                let mood = Mood(context: context)
+                mood.rating = Int16(random.int(0...5))
+                mood.country = random.chance(0.85) ? random.pick(countries) : nil
+            }
+            try context.save()
+            context.reset()
+        }
+        let log = SQLiteTestStack.recordSQL(of: try #require(stack.coordinator.persistentStores.first as? SQLiteStore), level: 1)
+        let configure: (NSFetchRequest<NSDictionary>) -> Void = { request in
+            request.predicate = NSPredicate(format: "rating > %d", 0)
+            request.propertiesToFetch = ["country", Self.expression("count:", "rating", name: "n", type: .integer64AttributeType),
+                                         Self.expression("average:", "rating", name: "average", type: .doubleAttributeType)]
+            request.propertiesToGroupBy = ["country"]
+        }
+        let fromSQL = try Self.fetch(context, entity: "Mood", configure: configure)
+        #expect(log.messages.contains { $0.hasPrefix("sql: ") && $0.contains("GROUP BY t0.ZCOUNTRY") }, "\(log.messages)")
+        #expect(context.performAndWait { context.registeredObjects.isEmpty }, "no Mood or Country was made")
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = context
+        let fromObjects = try Self.fetch(child, entity: "Mood", configure: configure)
+        #expect(fromSQL.count == 5, "four countries and no country")
+        #expect(fromSQL.contains { $0["country"] == nil }, "the moods without a country are a group without the key")
+        #expect(fromSQL.compactMap { $0["country"] as? NSManagedObjectID }.allSatisfy { $0.entity.name == "Country" },
+                "destinations are identified by their own entity (Country, a sub-entity of GeographicRegion)")
+        #expect(Self.same(fromSQL, fromObjects, ordered: false), "SQL: \(fromSQL)\n objects: \(fromObjects)")
     }
 
     // MARK: One dictionary per row

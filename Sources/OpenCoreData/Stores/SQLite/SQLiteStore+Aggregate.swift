@@ -11,10 +11,17 @@ extension SQLiteStore: AggregatingStore {
         var compiler = SQLiteFetchCompiler(schema: schema, entity: request.entity)
         var conditions: [String] = []
         if let entityCondition = compiler.entityCondition(includesSubentities: request.includesSubentities) { conditions.append(entityCondition) }
-        let groupColumns: [String], aggregateTerms: [String], orderTerms: [String]
+        var groupColumns: [String] = []
+        let aggregateTerms: [String], orderTerms: [String]
+        // Where each grouped property's columns start in the result row, and whether a to-one has an entity column.
+        var groupLayout: [(offset: Int, hasEntityColumn: Bool)] = []
         do {
             if let predicate = request.predicate { conditions.append(try compiler.condition(predicate)) }
-            groupColumns = try request.groupBy.map { try column(of: $0, compiler: &compiler) }
+            for property in request.groupBy {
+                let columns = try self.columns(of: property, compiler: &compiler)
+                groupLayout.append((groupColumns.count, columns.count == 2))
+                groupColumns += columns
+            }
             aggregateTerms = try request.aggregates.map { aggregate in
                 let column = try column(of: aggregate.attribute, compiler: &compiler)
                 switch aggregate.function {
@@ -41,18 +48,25 @@ extension SQLiteStore: AggregatingStore {
             let tieBreak = request.groupBy.allSatisfy { sortedKeys.contains($0.name) } ? [] : ["MIN(t0.Z_PK)"]
             sql += " ORDER BY " + (orderTerms + tieBreak).joined(separator: ", ")
         }
-        let statement = try readConnection(for: requestContext).cachedStatement(sql)
+        let connection = readConnection(for: requestContext)
+        let statement = try connection.cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(compiler.arguments)
         var groups: [StoreAggregateGroup] = []
         do {
             while try statement.step() {
                 var group = StoreAggregateGroup(groupValues: [], aggregateValues: [])
-                for (index, attribute) in request.groupBy.enumerated() {
-                    group.groupValues.append(SQLiteValueCodec.storedValue(statement.value(at: Int32(index)), for: attribute.attributeType))
+                for (property, layout) in zip(request.groupBy, groupLayout) {
+                    let value = statement.value(at: Int32(layout.offset))
+                    if let attribute = property as? NSAttributeDescription {
+                        group.groupValues.append(.attribute(SQLiteValueCodec.storedValue(value, for: attribute.attributeType)))
+                    } else {
+                        let entity = layout.hasEntityColumn ? statement.value(at: Int32(layout.offset + 1)) : .null
+                        group.groupValues.append(.destination(try destination(value, entity: entity, of: property as! NSRelationshipDescription, on: connection)))
+                    }
                 }
                 for (offset, aggregate) in request.aggregates.enumerated() {
-                    let value = statement.value(at: Int32(request.groupBy.count + offset))
+                    let value = statement.value(at: Int32(groupColumns.count + offset))
                     group.aggregateValues.append(Self.storedValue(value, of: aggregate))
                 }
                 groups.append(group)
@@ -71,6 +85,29 @@ extension SQLiteStore: AggregatingStore {
             throw SQLiteFetchCompiler.Untranslatable(reason: "grouped or aggregated key \(attribute.name)")
         }
         return sql
+    }
+
+    /// The columns a grouped property is read from: an attribute's column, or a to-one's key column and, when its
+    /// destination has sub-entities, the column of the destination's entity number.
+    private func columns(of property: NSPropertyDescription, compiler: inout SQLiteFetchCompiler) throws -> [String] {
+        if let attribute = property as? NSAttributeDescription { return [try column(of: attribute, compiler: &compiler)] }
+        let table = schema.table(for: compiler.entity)
+        guard let relationship = property as? NSRelationshipDescription, !relationship.isToMany,
+              let key = table.columns.firstIndex(where: { if case .toOne(let r) = $0.kind { return r === relationship }; return false })
+        else { throw SQLiteFetchCompiler.Untranslatable(reason: "grouped key \(property.name)") }
+        let entity = table.columns.firstIndex { if case .toOneEntity(let r) = $0.kind { return r === relationship }; return false }
+        return [key, entity].compactMap { $0 }.map { "t0." + table.columns[$0].name }
+    }
+
+    /// The destination of a grouped to-one from its key column and entity column, as a row's to-one is decoded.
+    private func destination(_ key: SQLiteValue, entity: SQLiteValue, of relationship: NSRelationshipDescription, on connection: SQLiteConnection) throws -> NSManagedObjectID? {
+        guard case .integer(let primaryKey) = key, var destination = relationship.destinationEntity else { return nil }
+        if case .integer(let number) = entity, let concrete = schema.entity(number: Int(number)) {
+            destination = concrete
+        } else if !destination.subentities.isEmpty, let concrete = try concreteEntity(of: primaryKey, in: destination, on: connection) {
+            destination = concrete
+        }
+        return objectID(for: destination, primaryKey: primaryKey)
     }
 
     /// An aggregate's value in stored form: counts and sums as SQLite computes them, extremes decoded as their
