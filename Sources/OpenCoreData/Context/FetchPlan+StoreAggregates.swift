@@ -23,7 +23,6 @@ extension FetchPlan {
     /// The groups as dictionaries (before `havingPredicate`, sorting on results, offset and limit), or nil when the
     /// store cannot compute them.
     func storeGroups(columns: [DictionaryColumn], groupBy: [DictionaryColumn]) throws -> [NSDictionary]? {
-        guard context._parent == nil else { return nil }   // a child's fetch sees its parent's unsaved changes
         let stores = self.stores()
         guard stores.count == 1, let store = stores[0] as? AggregatingStore else { return nil }
         let grouped = groupBy.map(groupedProperty)
@@ -35,8 +34,7 @@ extension FetchPlan {
         }
         let groupedKeys = Set(groupBy.compactMap(\.keyPath))
         guard sortDescriptors.allSatisfy({ $0.key.map(groupedKeys.contains) ?? false }) else { return nil }
-        let (changed, deleted) = pendingObjects()
-        guard changed.isEmpty, deleted.isEmpty else { return nil }   // unsaved changes count: objects are needed
+        guard storesAnswerAlone() else { return nil }   // unsaved changes count: objects are needed
         let request = StoreAggregateRequest(
             entity: entity, includesSubentities: includesSubentities, predicate: storePredicate,
             groupBy: grouped.map { $0! }, aggregates: aggregates.map(\.aggregate), sortDescriptors: sortDescriptors)

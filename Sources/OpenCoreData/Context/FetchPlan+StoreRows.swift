@@ -15,11 +15,8 @@ import Foundation
 extension FetchPlan {
     /// The dictionaries, or nil when objects are needed.
     func storeRowDictionaries(columns: [DictionaryColumn]) throws -> [NSDictionary]? {
-        guard context._parent == nil, !isBatched else { return nil }
         let stores = self.stores()
-        guard stores.count == 1, columns.allSatisfy(isReadableFromRows) else { return nil }
-        let (changed, deleted) = pendingObjects()
-        guard changed.isEmpty, deleted.isEmpty else { return nil }   // unsaved changes count: objects are needed
+        guard stores.count == 1, columns.allSatisfy(isReadableFromRows), storesAnswerAlone() else { return nil }
         let request = StoreFetchRequest(
             entity: entity, includesSubentities: includesSubentities, predicate: storePredicate, sortDescriptors: sortDescriptors,
             fetchLimit: fetchLimit, fetchOffset: fetchOffset, wantsSnapshots: true, countOnly: false,
@@ -36,9 +33,7 @@ extension FetchPlan {
                 } else {
                     switch slots[column.keyPath!] {
                     case .attribute(let index, let attribute)?:
-                        value = attribute.attributeType == .transformableAttributeType
-                            ? TransformableValues.object(from: snapshot.attributes[index], attribute: attribute)
-                            : ValueConversion.kvcValue(snapshot.attributes[index], for: attribute)
+                        value = RowView.attributeValue(snapshot.attributes[index], for: attribute)
                     case .toOne(let index, _)?:
                         value = snapshot.toOne[index]
                     default:

@@ -76,6 +76,14 @@ struct FetchPlan {
         return (changed, deleted)
     }
 
+    /// Whether the stores' rows alone answer the fetch: the context has no parent (whose unsaved changes would count)
+    /// and no unsaved change that may affect the result.
+    func storesAnswerAlone() -> Bool {
+        guard context._parent == nil else { return false }
+        let (changed, deleted) = pendingObjects()
+        return changed.isEmpty && deleted.isEmpty
+    }
+
     /// The predicate a store evaluates: managed objects replaced by their IDs.
     var storePredicate: NSPredicate? {
         predicate.map { PredicateRewriting.rewrite($0) { ($0 as? NSManagedObject)?.objectID ?? $0 } }
@@ -222,8 +230,7 @@ struct FetchPlan {
 
     /// The number of matching objects.
     func count() throws -> Int {
-        let (changed, deleted) = pendingObjects()
-        guard changed.isEmpty, deleted.isEmpty, context._parent == nil else { return try matchingObjects().count }
+        guard storesAnswerAlone() else { return try matchingObjects().count }
         // Nothing unsaved can change the answer: the stores count, no objects are made.
         let stores = self.stores()
         let single = stores.count == 1

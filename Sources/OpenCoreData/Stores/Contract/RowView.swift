@@ -54,10 +54,7 @@ final class RowView: NSObject, KeyValueCoding {
         guard let snapshot = views.snapshot(for: objectID) else { return nil }
         switch objectID.entity.layout.slots[key] {
         case .attribute(let index, let attribute)?:
-            if attribute.attributeType == .transformableAttributeType {
-                return TransformableValues.object(from: snapshot.attributes[index], attribute: attribute)
-            }
-            return ValueConversion.kvcValue(snapshot.attributes[index], for: attribute)
+            return Self.attributeValue(snapshot.attributes[index], for: attribute)
         case .toOne(let index, _)?:
             return snapshot.toOne[index].map { views.view(for: $0) }
         case .toMany(_, let relationship)?:
@@ -71,4 +68,16 @@ final class RowView: NSObject, KeyValueCoding {
     }
 
     override var description: String { "<row \(objectID)>" }
+
+    /// An attribute's value in a row as an object's key-value coding gives it (a transformable one transformed).
+    ///
+    /// ```swift
+    /// RowView.attributeValue(snapshot.attributes[index], for: rating)   // 3 (an Int16 attribute)
+    /// ```
+    static func attributeValue(_ stored: StoredValue, for attribute: NSAttributeDescription) -> Any? {
+        if attribute.attributeType == .transformableAttributeType {
+            return TransformableValues.object(from: stored, attribute: attribute)
+        }
+        return ValueConversion.kvcValue(stored, for: attribute)
+    }
 }
